@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+# pghot development driver. This is not the kernel's Makefile: the kernel
+# tree is assembled under out/linux from Debian's linux-source-7.3, the new
+# files of this repository and patches/ (see README.md).
+
+SHELL := /bin/bash
+T := tooling
+
+.PHONY: all setup tree kernel selftests vm check static demo refresh \
+	vm-soak clean distclean
+
+all: kernel
+
+setup:
+	@$(T)/setup.sh
+
+tree: setup
+	@$(T)/assemble.sh
+
+kernel: tree
+	@$(T)/build.sh
+
+selftests: tree
+	@$(T)/build-selftests.sh
+
+# make vm CMD='numactl -H'
+vm: kernel selftests
+	@$(T)/vm.sh "$(if $(CMD),$(CMD),true)"
+
+# The whole test suite: static checks, KUnit and the kselftests in the VM.
+check: setup
+	@$(T)/check.sh
+
+static: tree
+	@$(T)/static-checks.sh
+
+demo: setup
+	@$(T)/demo.sh
+
+# Save edits made under out/linux back into the repository.
+refresh:
+	@$(T)/refresh.sh
+
+# N consecutive boots of the test VM.
+vm-soak: kernel
+	@$(T)/vm-soak.sh $(or $(N),50)
+
+clean:
+	rm -rf out/vm out/selftests out/stage
+
+distclean:
+	rm -rf out

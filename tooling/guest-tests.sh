@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run inside the test VM: every built pghot kselftest, with a timeout each.
+# Prints TAP from each and a closing summary; exits non-zero if any failed.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SELFTESTS=${SELFTESTS:-$TOP/out/selftests}
+PER_TEST_TIMEOUT=${PER_TEST_TIMEOUT:-900}
+pass=0 fail=0 skip=0
+for t in "$SELFTESTS"/pghot_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "# ---- $name"
+	log=/tmp/$name.log
+	timeout -k 5 "$PER_TEST_TIMEOUT" "$t" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(grep -cE '^ok [0-9]+ ' "$log" | head -1)
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log")
+	f=$(grep -cE '^not ok [0-9]+ ' "$log")
+	p=$((p - s))
+	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$f" = 0 ]; then
+		echo "# $name exited with $rc"
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+done
+echo "selftests: $pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ] && [ $((pass + skip)) -gt 0 ]

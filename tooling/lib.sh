@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the pghot tooling; sourced, not run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${PGHOT_OUT:-$TOP/out}
+KSRC_PKG=linux-source-7.3
+KSRC_TARBALL=/usr/src/$KSRC_PKG.tar.xz
+# Where new kernel files of the series live in this repository.
+OVERLAY_DIRS="mm include arch Documentation tools"
+PATCHES=$TOP/patches
+LINUX=$OUT/linux		# the assembled tree that gets built
+STAGE=$OUT/stage		# the last assembled result, for edit detection
+
+die() { echo "pghot: $*" >&2; exit 1; }
+log() { echo "pghot: $*" >&2; }
+
+base_version() {
+	dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null ||
+		die "$KSRC_PKG is not installed; run 'make setup'"
+}
+
+# Files this repository adds to the tree, relative to the tree root.
+overlay_files() {
+	(cd "$TOP" && for d in $OVERLAY_DIRS; do
+		if [ -d "$d" ]; then find "$d" -type f ! -name "*.o" ! -name ".*"; fi
+	done) | LC_ALL=C sort
+}
+
+# Patches in application order.
+patch_list() {
+	[ -f "$PATCHES/series" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series"
+}
+
+# Upstream files a patch touches.
+patch_files() {
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks on this repository's own kernel files: checkpatch --strict
+# on every new file and every patch, and a W=1 + sparse (C=2) build of every
+# new kernel object. Any message fails the check.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$LINUX/.pghot-complete" ] || die "no assembled tree; run 'make tree'"
+fail=0
+cp_flags=(--strict --no-tree --terse --no-summary --show-types
+	  --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
+n=0
+while read -r f; do
+	case "$f" in *.c|*.h|*.rst|Kconfig*|Makefile*) ;; *) continue ;; esac
+	n=$((n + 1))
+	# SPDX tags are checked by checkpatch only on patches; check here.
+	head -2 "$TOP/$f" | grep -q 'SPDX-License-Identifier' ||
+		{ echo "$f: no SPDX-License-Identifier"; fail=1; }
+	out=$("$LINUX/scripts/checkpatch.pl" "${cp_flags[@]}" -f "$TOP/$f" 2>&1 |
+		sed "s|^$TOP/||") || true
+	[ -z "$out" ] || { echo "$out"; fail=1; }
+done < <(overlay_files)
+for p in $(patch_list); do
+	n=$((n + 1))
+	out=$("$LINUX/scripts/checkpatch.pl" --strict --no-tree --terse --no-summary \
+		--no-signoff --show-types "$PATCHES/$p" 2>&1) || true
+	[ -z "$out" ] || { echo "$p: $out"; fail=1; }
+done
+log "checkpatch --strict: $n files and patches"
+
+# W=1 and sparse on each new kernel object (selftests are user space).
+objs=$(overlay_files | grep -v '^tools/' | grep '\.c$' | sed 's/\.c$/.o/' || true)
+if [ -n "$objs" ]; then
+	out=$("$TOP/tooling/build.sh" W=1 C=2 $objs 2>&1) || { echo "$out"; fail=1; }
+	warn=$(echo "$out" | grep -E 'warning:|error:' || true)
+	[ -z "$warn" ] || { echo "$warn"; fail=1; }
+	log "W=1 + sparse: $(echo $objs | wc -w) objects"
+fi
+[ $fail = 0 ] || die "static checks failed"
+log "static checks passed"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the built kernel in the tiered test VM, run a command as root in the
+# guest, print its output and exit with its exit status:
+#	tooling/vm.sh 'numactl -H'
+# The guest's root is the host's / over 9p, read-only; out/ is mounted
+# read-write at the same path, so results written there reach the host. A guest panic, oops, warning or hang is a
+# failure, whatever the command returned.
+#
+# Shape (SPEC §4): node 0 and 1 each one CPU and DRAM, node 2 CPU-less
+# memory that HMAT describes as slower, so memory-tiers puts it below.
+# Sizes in MiB: NODE0_MB, NODE1_MB, NODE2_MB. Extra kernel args: VM_APPEND.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 1 ] || die "usage: vm.sh 'command ...'"
+KBUILD=${KBUILD:-$OUT/build}
+KERNEL=${KERNEL:-$KBUILD/arch/x86/boot/bzImage}
+NODE0_MB=${NODE0_MB:-2048}
+NODE1_MB=${NODE1_MB:-1024}
+NODE2_MB=${NODE2_MB:-2048}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+VMDIR=${VMDIR:-$OUT/vm}
+[ -f "$KERNEL" ] || die "no kernel at $KERNEL; run 'make kernel'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu is missing; run 'make setup'"
+
+mkdir -p "$VMDIR"
+rm -f "$VMDIR/rc"
+printf '%s\n' "$*" > "$VMDIR/cmd.sh"
+console=$VMDIR/console.log
+
+mem=$((NODE0_MB + NODE1_MB + NODE2_MB))
+# HMAT: local DRAM 80 ns / 40 GB/s, remote DRAM 140 ns / 30 GB/s,
+# node 2 ("CXL") 250 ns / 16 GB/s from either socket.
+hmat=()
+for ini in 0 1; do
+	for tgt in 0 1 2; do
+		if [ $tgt = $ini ]; then lat=80 bw=40G
+		elif [ $tgt = 2 ]; then lat=250 bw=16G
+		else lat=140 bw=30G
+		fi
+		hmat+=(-numa "hmat-lb,initiator=$ini,target=$tgt,hierarchy=memory,data-type=access-latency,latency=$lat"
+		       -numa "hmat-lb,initiator=$ini,target=$tgt,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+	done
+done
+
+append="console=ttyS0 root=pghotroot rootfstype=9p ro
+rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose
+init=$TOP/tooling/guest-init panic=-1 oops=panic softlockup_panic=1
+loglevel=6 pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
+
+timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
+	-machine pc,hmat=on -accel tcg,thread=multi -cpu max \
+	-m "${mem}M" -smp 2,sockets=2,cores=1,threads=1 \
+	-object memory-backend-ram,id=m0,size="${NODE0_MB}M" \
+	-object memory-backend-ram,id=m1,size="${NODE1_MB}M" \
+	-object memory-backend-ram,id=m2,size="${NODE2_MB}M" \
+	-numa node,nodeid=0,memdev=m0,cpus=0 \
+	-numa node,nodeid=1,memdev=m1,cpus=1 \
+	-numa node,nodeid=2,memdev=m2,initiator=0 \
+	-numa dist,src=0,dst=1,val=32 \
+	-numa dist,src=0,dst=2,val=50 \
+	-numa dist,src=1,dst=2,val=60 \
+	"${hmat[@]}" \
+	-kernel "$KERNEL" -append "$(echo $append)" \
+	-virtfs local,path=/,mount_tag=pghotroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$OUT",mount_tag=pghotout,security_model=none \
+	-device virtio-serial-pci -chardev stdio,id=cmdout,signal=off \
+	-device virtconsole,chardev=cmdout \
+	-serial file:"$console" -display none -monitor none \
+	-no-reboot -nodefaults </dev/null
+qrc=$?
+
+rc=$(cat "$VMDIR/rc" 2>/dev/null)
+bad=$(grep -E -m5 'Kernel panic|Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular|sleeping function called|soft lockup|hung_task|Call Trace' "$console")
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	log "VM timed out after ${VM_TIMEOUT}s (console: $console)"; tail -20 "$console" >&2; exit 125
+fi
+if [ -n "$bad" ]; then
+	log "guest kernel reported a problem (console: $console):"
+	echo "$bad" | sed 's/^/pghot:   /' >&2
+	exit 126
+fi
+if [ -z "$rc" ]; then
+	log "guest did not finish the command (qemu rc $qrc, console: $console)"
+	tail -20 "$console" >&2
+	exit 127
+fi
+exit "$rc"
