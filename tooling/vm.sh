@@ -64,6 +64,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	"${hmat[@]}" \
 	-kernel "$KERNEL" -append "$(echo $append)" \
 	-virtfs local,path=/,mount_tag=pghotroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$TOP",mount_tag=pghottop,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$OUT",mount_tag=pghotout,security_model=none \
 	-device virtio-serial-pci -chardev stdio,id=cmdout,signal=off \
 	-device virtconsole,chardev=cmdout \
