@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Save edits made in out/linux back into this repository:
-#  - new files of the series (listed in out/linux/.pghot-manifest and
-#    present in the repository) are copied back;
+#  - new files of the series that were edited in out/linux since the last
+#    assembly are copied back (never over an edit made in the repository);
 #  - each patch in patches/series is regenerated from the base tree and
 #    out/linux for the upstream files it owns, keeping its header.
 # To start changing another upstream file, edit it in out/linux and run
@@ -29,20 +29,29 @@ if [ "${1:-}" = --add ]; then
 	fi
 fi
 
+# A new file is copied back only if it was edited in out/linux since the
+# last assembly; if it was edited in the repository too, stop.
 n=0
-while read -r f; do
-	[ -e "$TOP/$f" ] || continue
-	cmp -s "$LINUX/$f" "$TOP/$f" && continue
+while read -r sum f; do
+	[ -e "$TOP/$f" ] && [ -e "$LINUX/$f" ] || continue
+	now=$(sha256sum < "$LINUX/$f" | cut -d' ' -f1)
+	[ "$now" = "$sum" ] && continue
+	repo=$(sha256sum < "$TOP/$f" | cut -d' ' -f1)
+	[ "$repo" = "$sum" ] || [ "$repo" = "$now" ] ||
+		die "$f was changed both in out/linux and in the repository; merge by hand"
 	cp "$LINUX/$f" "$TOP/$f"; log "saved $f"; n=$((n + 1))
-done < <(overlay_files)
+done < <(grep -v '^$' "$LINUX/.pghot-sums" 2>/dev/null | sed 's/  / /')
 
 for p in $(patch_list); do
 	pf=$PATCHES/$p
 	files=$( (patch_files "$pf"; printf '%s\n' ${extra[$p]:-}) | awk '!seen[$0]++')
 	new=$(mktemp)
-	# Header: everything before the first diff.
-	awk '/^(diff |--- )/{exit} {print}' "$pf" > "$new"
+	# Header: the commit message, everything before the "---" line (or
+	# the first diff); then "---" and one git-style diff per file.
+	awk '/^(---$|diff |--- )/{exit} {print}' "$pf" > "$new"
+	echo "---" >> "$new"
 	for f in $files; do
+		echo "diff --git a/$f b/$f" >> "$new"
 		diff -u --label "a/$f" --label "b/$f" "$base/$f" "$LINUX/$f" >> "$new" && true
 		[ $? -le 1 ] || die "diff failed on $f"
 	done

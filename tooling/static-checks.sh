@@ -8,7 +8,9 @@ set -euo pipefail
 
 [ -f "$LINUX/.pghot-complete" ] || die "no assembled tree; run 'make tree'"
 fail=0
-cp_flags=(--strict --no-tree --terse --no-summary --show-types
+# Run inside the assembled tree, so checks that look at the tree (e.g.
+# documented boot parameters) see the series applied.
+cp_flags=(--strict --terse --no-summary --show-types
 	  --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
 n=0
 while read -r f; do
@@ -17,13 +19,12 @@ while read -r f; do
 	# SPDX tags are checked by checkpatch only on patches; check here.
 	head -2 "$TOP/$f" | grep -q 'SPDX-License-Identifier' ||
 		{ echo "$f: no SPDX-License-Identifier"; fail=1; }
-	out=$("$LINUX/scripts/checkpatch.pl" "${cp_flags[@]}" -f "$TOP/$f" 2>&1 |
-		sed "s|^$TOP/||") || true
+	out=$(cd "$LINUX" && scripts/checkpatch.pl "${cp_flags[@]}" -f "$f" 2>&1) || true
 	[ -z "$out" ] || { echo "$out"; fail=1; }
 done < <(overlay_files)
 for p in $(patch_list); do
 	n=$((n + 1))
-	out=$("$LINUX/scripts/checkpatch.pl" --strict --no-tree --terse --no-summary \
+	out=$(cd "$LINUX" && scripts/checkpatch.pl --strict --terse --no-summary \
 		--no-signoff --show-types "$PATCHES/$p" 2>&1) || true
 	[ -z "$out" ] || { echo "$p: $out"; fail=1; }
 done

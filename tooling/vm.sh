@@ -47,7 +47,7 @@ done
 append="console=ttyS0 root=pghotroot rootfstype=9p ro
 rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose
 init=$TOP/tooling/guest-init panic=-1 oops=panic softlockup_panic=1
-loglevel=6 pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
+loglevel=7 pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
 
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-machine pc,hmat=on -accel tcg,thread=multi -cpu max \
