@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pghot: page hotness tracking and promotion of hot lower-tier pages.
+ *
+ * Sources report accesses to pages on lower-tier (non-toptier) memory with
+ * pghot_record_access(). A page accessed freq_threshold times, each access
+ * within promote_window_ms of the previous one, becomes migrate-ready and
+ * is promoted to a top-tier node by the kmigrated thread of its node.
+ */
+#ifndef _LINUX_PGHOT_H
+#define _LINUX_PGHOT_H
+
+#include <linux/types.h>
+
+/**
+ * enum pghot_src - sources of page hotness information
+ * @PGHOT_HINTFAULTS: NUMA hint faults in memory tiering mode (bit 0x1)
+ * @PGHOT_HWHINTS: hardware access samples, e.g. AMD IBS (bit 0x2)
+ * @PGHOT_SRC_MAX: number of sources
+ *
+ * Bit (1 << src) of the enabled_sources mask enables a source.
+ */
+enum pghot_src {
+	PGHOT_HINTFAULTS,
+	PGHOT_HWHINTS,
+	PGHOT_SRC_MAX,
+};
+
+#define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
+
+#ifdef CONFIG_PGHOT
+int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
+			unsigned long now);
+bool pghot_src_enabled(enum pghot_src src);
+#else
+static inline int pghot_record_access(unsigned long pfn, int nid,
+				      enum pghot_src src, unsigned long now)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline bool pghot_src_enabled(enum pghot_src src)
+{
+	return false;
+}
+#endif /* CONFIG_PGHOT */
+
+#endif /* _LINUX_PGHOT_H */

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the pghot debugfs input validation: every bad value is
+ * -EINVAL, every good one is accepted.
+ */
+#ifdef CONFIG_PGHOT_KUNIT_TEST
+
+#ifndef _PGHOT_DEBUGFS_KUNIT_TEST_H
+#define _PGHOT_DEBUGFS_KUNIT_TEST_H
+
+#include <kunit/test.h>
+
+static const struct pghot_tunable *pghot_test_tunable(struct kunit *test,
+						      const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pghot_tunables); i++)
+		if (!strcmp(pghot_tunables[i].name, name))
+			return &pghot_tunables[i];
+	KUNIT_FAIL(test, "no tunable %s", name);
+	return NULL;
+}
+
+static void pghot_test_expect(struct kunit *test, const char *name,
+			      const char *input, int err)
+{
+	const struct pghot_tunable *t = pghot_test_tunable(test, name);
+	long val;
+
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, pghot_tunable_parse(t, input, &val), err,
+			    "%s <- \"%s\"", name, input);
+}
+
+static void pghot_test_garbage(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "\n", "abc", "1x", "0x", "--1", "1 2", "1.5",
+		"99999999999999999999999", "+", " ",
+	};
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(pghot_tunables); i++)
+		for (j = 0; j < ARRAY_SIZE(bad); j++)
+			pghot_test_expect(test, pghot_tunables[i].name, bad[j],
+					  -EINVAL);
+}
+
+static void pghot_test_ranges(struct kunit *test)
+{
+	char buf[16];
+
+	pghot_test_expect(test, "enabled_sources", "0", 0);
+	pghot_test_expect(test, "enabled_sources", "0x3", 0);
+	pghot_test_expect(test, "enabled_sources", "4", -EINVAL);
+	pghot_test_expect(test, "enabled_sources", "-1", -EINVAL);
+	pghot_test_expect(test, "freq_threshold", "0", -EINVAL);
+	pghot_test_expect(test, "freq_threshold", "1", 0);
+	pghot_test_expect(test, "freq_threshold", "8", -EINVAL);
+	/* The record layout bounds the threshold further. */
+	snprintf(buf, sizeof(buf), "%u", pghot_freq_max(pghot_layout));
+	pghot_test_expect(test, "freq_threshold", buf, 0);
+	snprintf(buf, sizeof(buf), "%u", pghot_freq_max(pghot_layout) + 1);
+	pghot_test_expect(test, "freq_threshold", buf, -EINVAL);
+	pghot_test_expect(test, "promote_window_ms", "9", -EINVAL);
+	pghot_test_expect(test, "promote_window_ms", "10", 0);
+	pghot_test_expect(test, "promote_window_ms", "60000", 0);
+	pghot_test_expect(test, "promote_window_ms", "60001", -EINVAL);
+	pghot_test_expect(test, "kmigrated_sleep_ms", "49", -EINVAL);
+	pghot_test_expect(test, "kmigrated_sleep_ms", "50", 0);
+	pghot_test_expect(test, "kmigrated_sleep_ms", "1000\n", 0);
+	pghot_test_expect(test, "kmigrated_sleep_ms", "1001", -EINVAL);
+	pghot_test_expect(test, "kmigrated_batch_nr", "63", -EINVAL);
+	pghot_test_expect(test, "kmigrated_batch_nr", "64", 0);
+	pghot_test_expect(test, "kmigrated_batch_nr", "1024", 0);
+	pghot_test_expect(test, "kmigrated_batch_nr", "1025", -EINVAL);
+	pghot_test_expect(test, "rate_limit_MBps", "0", 0);
+	pghot_test_expect(test, "rate_limit_MBps", "-1", -EINVAL);
+	pghot_test_expect(test, "target_nid", "-1", 0);
+	pghot_test_expect(test, "target_nid", "-2", -EINVAL);
+	pghot_test_expect(test, "target_nid", "100000", -EINVAL);
+}
+
+/* A target must be a node with memory in the top tier. */
+static void pghot_test_target(struct kunit *test)
+{
+	char buf[16];
+	int nid;
+
+	for_each_node(nid) {
+		int want = node_state(nid, N_MEMORY) && node_is_toptier(nid) ?
+			   0 : -EINVAL;
+
+		snprintf(buf, sizeof(buf), "%d", nid);
+		pghot_test_expect(test, "target_nid", buf, want);
+	}
+}
+
+static struct kunit_case pghot_debugfs_test_cases[] = {
+	KUNIT_CASE(pghot_test_garbage),
+	KUNIT_CASE(pghot_test_ranges),
+	KUNIT_CASE(pghot_test_target),
+	{}
+};
+
+static struct kunit_suite pghot_debugfs_test_suite = {
+	.name = "pghot-debugfs",
+	.test_cases = pghot_debugfs_test_cases,
+};
+
+kunit_test_suite(pghot_debugfs_test_suite);
+
+#endif /* _PGHOT_DEBUGFS_KUNIT_TEST_H */
+
+#endif /* CONFIG_PGHOT_KUNIT_TEST */
