@@ -1,0 +1,1171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Promotion checks for pghot (Documentation/admin-guide/mm/pghot.rst), on a
+ * box shaped like the reference one: nodes 0 and 1 with CPUs and DRAM, node
+ * 2 CPU-less memory in a lower memory tier. The task runs on node 0; its
+ * memory is faulted in on node 2 and then left to NUMA balancing in memory
+ * tiering mode (kernel.numa_balancing=2).
+ *
+ * promote_pghot:      with the hint-fault source on (enabled_sources=0x1),
+ *                     a hot 4K-page buffer on node 2 ends up on the top
+ *                     tier; pgpromote_success, pghot_recorded_hintfaults,
+ *                     pghot_recorded_accesses and pghot_ready grow.
+ * promote_legacy:     with no source (enabled_sources=0x0) tiering mode
+ *                     promotes in the fault path as before pghot; the buffer
+ *                     is promoted and pghot records nothing (deltas of
+ *                     pghot_recorded_* and pghot_ready are exactly 0).
+ * freq_filter:        freq_threshold=2, promote_window_ms=1000: a set
+ *                     touched continuously is promoted, a set touched once
+ *                     every 2 s (never twice in a window) stays on node 2.
+ * thp:                a PMD-mapped THP buffer on node 2 is promoted and is
+ *                     still PMD-mapped afterwards.
+ * debugfs_validation: every tunable rejects malformed and out-of-range
+ *                     writes with EINVAL and keeps its value, valid values
+ *                     read back as written, no file is group/other
+ *                     accessible.
+ * kmigrated_threads:  exactly one kmigrated thread, kmigrated2, for the one
+ *                     lower-tier node.
+ *
+ * Every test skips unless /sys/kernel/debug/pghot exists, there are at
+ * least 3 nodes and node 2 is in a lower memory tier than node 0. Every
+ * sysctl and debugfs knob a test changes is restored afterwards, by the
+ * parent process, even if the test dies.
+ */
+
+#include "kselftest_harness.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOP_NODE		0	/* the task runs here */
+#define PEER_NODE		1	/* other top-tier node */
+#define SLOW_NODE		2	/* CPU-less lower-tier node */
+
+#define PAGE_STRIDE		4096UL	/* one access per 4K page */
+#define PROMOTE_BUF_SIZE	(256UL << 20)
+#define HOT_SIZE		(64UL << 20)
+#define WARM_SIZE		(64UL << 20)
+#define THP_BUF_SIZE		(64UL << 20)
+#define PMD_SIZE_BYTES		(2UL << 20)
+
+#define PLACED_PCT		99	/* on SLOW_NODE before the run */
+#define PROMOTED_PCT		99	/* on the top tier after the run */
+#define WARM_KEPT_PCT		95	/* of the warm set still on SLOW_NODE */
+#define THP_MAPPED_PCT		90	/* of the THP buffer in AnonHugePages */
+
+#define PROMOTE_TIMEOUT_S	60	/* longest access loop */
+#define FILTER_EXTRA_S		10	/* freq_filter runs on this much longer */
+#define CHECK_INTERVAL_MS	1000	/* residency check period */
+#define WARM_PERIOD_MS		2000	/* warm set: one access per page per period */
+#define TEST_SLACK_S		120	/* placement, checks and exit */
+#define PROMOTE_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + TEST_SLACK_S)
+#define FILTER_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + FILTER_EXTRA_S + TEST_SLACK_S)
+
+/*
+ * While the target node has more than this much free memory, promotion
+ * takes every ready page and the promotion window is not adapted
+ * (pgdat_free_space_enough()).
+ */
+#define FREE_ENOUGH_BYTES	(1024ULL << 20)
+
+/* Values the tests write. */
+#define NUMAB_MODE_TIERING	"2"
+#define SCAN_DELAY_MS		"0"
+#define SCAN_PERIOD_MIN_MS	"100"
+#define SCAN_PERIOD_MAX_MS	"200"
+#define SCAN_SIZE_MB		"1024"
+#define SRC_NONE		"0x0"
+#define SRC_HINTFAULTS		"0x1"
+#define TOP_NODE_STR		"0"
+/* The documented defaults, so that no earlier setting leaks in. */
+#define DEF_TARGET_NID		"-1"
+#define DEF_FREQ_THRESHOLD	"2"
+#define DEF_WINDOW_MS		"4000"
+#define DEF_SLEEP_MS		"100"
+#define DEF_BATCH_NR		"512"
+#define DEF_RATE_LIMIT		"65536"
+/* freq_filter */
+#define FILTER_FREQ_THRESHOLD	"2"
+#define FILTER_WINDOW_MS	"1000"
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot"
+#define PGHOT_FILE(name)	PGHOT_DIR "/" name
+#define MEMTIER_DIR		"/sys/devices/virtual/memory_tiering"
+#define NUMAB_SYSCTL		"/proc/sys/kernel/numa_balancing"
+#define NUMAB_DEBUGFS		"/sys/kernel/debug/sched/numa_balancing/"
+#define THP_ENABLED		"/sys/kernel/mm/transparent_hugepage/enabled"
+#define KMIGRATED_COMM		"kmigrated"
+
+/*
+ * Does the range list @list ("0-1", "2", "0,2-3", "" ...) contain @nid?
+ * Returns 1 or 0, or -1 if @list is malformed.
+ */
+static int nodelist_has(const char *list, int nid)
+{
+	const char *p = list;
+	unsigned long lo, hi;
+	char *end;
+
+	while (*p && *p != '\n') {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			hi = strtoul(p, &end, 10);
+			if (hi < lo)
+				return -1;
+		}
+		if ((unsigned long)nid >= lo && (unsigned long)nid <= hi)
+			return 1;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -1;
+	}
+	return 0;
+}
+
+/* Read the first line of @path, without its newline. */
+static int read_str(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f))
+		ret = -1;
+	fclose(f);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+/*
+ * One write(2) of exactly @len bytes of @val to @path, opened afresh (the
+ * pghot files only take writes at offset 0). Returns what write() returned,
+ * or -1 if the open failed; errno is that of the failing call.
+ */
+static ssize_t write_raw(const char *path, const char *val, size_t len)
+{
+	ssize_t ret;
+	int fd, err;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, len);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+
+	return write_raw(path, val, len) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Memory tier of @nid: the N of the memory_tierN directory whose nodelist
+ * holds it. A larger N is a larger abstract distance, i.e. a slower tier.
+ * Returns -1 if no tier lists @nid, -2 on a read or parse error.
+ */
+static int node_memtier(int nid)
+{
+	char path[512], list[256];
+	struct dirent *de;
+	int tier = -1, id;
+	DIR *dir;
+
+	dir = opendir(MEMTIER_DIR);
+	if (!dir)
+		return -2;
+	while ((de = readdir(dir))) {
+		if (sscanf(de->d_name, "memory_tier%d", &id) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/nodelist", MEMTIER_DIR,
+			 de->d_name);
+		if (read_str(path, list, sizeof(list))) {
+			tier = -2;
+			break;
+		}
+		switch (nodelist_has(list, nid)) {
+		case 1:
+			tier = id;
+			break;
+		case 0:
+			continue;
+		default:
+			tier = -2;
+		}
+		break;
+	}
+	closedir(dir);
+	return tier;
+}
+
+/*
+ * Why this box cannot run the tests, or NULL if it can: pghot, three
+ * nodes and node 2 in a lower tier than node 0 are needed by all of them.
+ */
+static const char *pghot_unsupported(void)
+{
+	static char reason[128];
+	int top, slow;
+
+	if (access(PGHOT_DIR, F_OK))
+		return PGHOT_DIR " missing (not root, no debugfs or no pghot)";
+	if (numa_available() < 0)
+		return "NUMA not available";
+	if (numa_max_node() < SLOW_NODE) {
+		snprintf(reason, sizeof(reason),
+			 "need at least %d NUMA nodes, have %d",
+			 SLOW_NODE + 1, numa_max_node() + 1);
+		return reason;
+	}
+	top = node_memtier(TOP_NODE);
+	slow = node_memtier(SLOW_NODE);
+	if (top < 0 || slow <= top) {
+		snprintf(reason, sizeof(reason),
+			 "node %d (tier %d) is not in a lower memory tier than node %d (tier %d)",
+			 SLOW_NODE, slow, TOP_NODE, top);
+		return reason;
+	}
+	return NULL;
+}
+
+/* Counters from /proc/vmstat. */
+enum {
+	VM_PROMOTE_SUCCESS,
+	VM_RECORDED_ACCESSES,
+	VM_RECORDED_HINTFAULTS,
+	VM_READY,
+	NR_VM,
+};
+
+static const char * const vm_names[NR_VM] = {
+	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
+	[VM_RECORDED_ACCESSES] = "pghot_recorded_accesses",
+	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
+	[VM_READY] = "pghot_ready",
+};
+
+struct vmstats {
+	unsigned long long v[NR_VM];
+};
+
+/* Read every counter of vm_names[] by name; -1 if one is missing. */
+static int read_vmstats(struct vmstats *s)
+{
+	bool found[NR_VM] = { };
+	char line[256];
+	size_t len;
+	FILE *f;
+	int i;
+
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < NR_VM; i++) {
+			len = strlen(vm_names[i]);
+			if (!strncmp(line, vm_names[i], len) && line[len] == ' ') {
+				s->v[i] = strtoull(line + len + 1, NULL, 10);
+				found[i] = true;
+			}
+		}
+	}
+	fclose(f);
+	for (i = 0; i < NR_VM; i++)
+		if (!found[i])
+			return -1;
+	return 0;
+}
+
+static unsigned long long vm_delta(const struct vmstats *before,
+				   const struct vmstats *after, int i)
+{
+	return after->v[i] - before->v[i];
+}
+
+static void print_deltas(const struct vmstats *before,
+			 const struct vmstats *after)
+{
+	int i;
+
+	for (i = 0; i < NR_VM; i++)
+		ksft_print_msg("%s delta %llu\n", vm_names[i],
+			       vm_delta(before, after, i));
+}
+
+/* A read and a write of *p that the compiler may neither drop nor merge. */
+static void touch_word(unsigned long *p)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool reached_pct(unsigned long part, unsigned long total, int pct)
+{
+	return part * 100 >= total * pct;
+}
+
+static double pct(unsigned long part, unsigned long total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
+/* A buffer and what move_pages() needs to ask where its 4K pages are. */
+struct region {
+	char *buf;
+	size_t size;
+	unsigned long nr;	/* 4K pages */
+	void **pages;
+	int *status;
+};
+
+struct residency {
+	unsigned long slow, top, other, missing;
+};
+
+static int region_init(struct region *rg, char *buf, size_t size)
+{
+	unsigned long i;
+
+	rg->buf = buf;
+	rg->size = size;
+	rg->nr = size / PAGE_STRIDE;
+	rg->pages = calloc(rg->nr, sizeof(*rg->pages));
+	rg->status = calloc(rg->nr, sizeof(*rg->status));
+	if (!rg->pages || !rg->status)
+		return -1;
+	for (i = 0; i < rg->nr; i++)
+		rg->pages[i] = buf + i * PAGE_STRIDE;
+	return 0;
+}
+
+static void region_free(struct region *rg)
+{
+	free(rg->status);
+	free(rg->pages);
+}
+
+/* Read and write one word of every 4K page. */
+static void touch_region(const struct region *rg)
+{
+	unsigned long i;
+
+	for (i = 0; i < rg->nr; i++)
+		touch_word((unsigned long *)(rg->buf + i * PAGE_STRIDE));
+}
+
+static int query_residency(const struct region *rg, struct residency *r)
+{
+	unsigned long i;
+
+	memset(r, 0, sizeof(*r));
+	if (move_pages(0, rg->nr, rg->pages, NULL, rg->status, 0))
+		return -1;
+	for (i = 0; i < rg->nr; i++) {
+		if (rg->status[i] == SLOW_NODE)
+			r->slow++;
+		else if (rg->status[i] == TOP_NODE || rg->status[i] == PEER_NODE)
+			r->top++;
+		else if (rg->status[i] >= 0)
+			r->other++;
+		else
+			r->missing++;
+	}
+	return 0;
+}
+
+/*
+ * Fault the region in on the slow node, then drop the policy again: NUMA
+ * balancing never scans an MPOL_BIND range.
+ */
+static int place_on_slow(const struct region *rg)
+{
+	unsigned long slow_mask = 1UL << SLOW_NODE;
+
+	if (mbind(rg->buf, rg->size, MPOL_BIND, &slow_mask,
+		  sizeof(slow_mask) * 8, 0))
+		return -1;
+	touch_region(rg);
+	return mbind(rg->buf, rg->size, MPOL_DEFAULT, NULL, 0, 0);
+}
+
+/* An anonymous mapping of @size bytes kept out of THP. */
+static char *map_small_pages(size_t size)
+{
+	char *buf;
+
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return NULL;
+	if (madvise(buf, size, MADV_NOHUGEPAGE)) {
+		munmap(buf, size);
+		return NULL;
+	}
+	return buf;
+}
+
+/* A sysctl or debugfs knob a test changes and the parent restores. */
+struct knob {
+	const char *path;
+	bool required;		/* without it the tests cannot run */
+	char saved[64];
+	bool present;
+	bool changed;
+};
+
+enum {
+	KNOB_NUMAB,
+	KNOB_SCAN_DELAY,
+	KNOB_SCAN_PERIOD_MIN,
+	KNOB_SCAN_PERIOD_MAX,
+	KNOB_SCAN_SIZE,
+	KNOB_SOURCES,
+	KNOB_TARGET_NID,
+	KNOB_FREQ_THRESHOLD,
+	KNOB_WINDOW,
+	KNOB_SLEEP,
+	KNOB_BATCH,
+	KNOB_RATE_LIMIT,
+	NR_KNOBS,
+};
+
+static const struct knob knob_init[NR_KNOBS] = {
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_SOURCES] = { PGHOT_FILE("enabled_sources"), true },
+	[KNOB_TARGET_NID] = { PGHOT_FILE("target_nid"), true },
+	[KNOB_FREQ_THRESHOLD] = { PGHOT_FILE("freq_threshold"), true },
+	[KNOB_WINDOW] = { PGHOT_FILE("promote_window_ms"), true },
+	[KNOB_SLEEP] = { PGHOT_FILE("kmigrated_sleep_ms"), true },
+	[KNOB_BATCH] = { PGHOT_FILE("kmigrated_batch_nr"), true },
+	[KNOB_RATE_LIMIT] = { PGHOT_FILE("rate_limit_MBps"), true },
+};
+
+/*
+ * The teardown runs in the parent so that the knobs are restored even if
+ * the test process dies (an ASSERT, a signal, the OOM killer); the fixture
+ * data is then shared with it. The setup only reads: a SKIP or ASSERT in
+ * the setup skips the teardown, so nothing may change before the test body.
+ * The access loops are bounded well below the harness timeout, whose
+ * SIGKILL would take the parent, and the restore, with it.
+ */
+FIXTURE(tiering)
+{
+	struct knob knobs[NR_KNOBS];
+};
+
+FIXTURE_SETUP(tiering)
+{
+	long long free_slow, free_top;
+	const char *reason;
+	int i;
+
+	memcpy(self->knobs, knob_init, sizeof(self->knobs));
+
+	reason = pghot_unsupported();
+	if (reason)
+		SKIP(return, "%s", reason);
+	if (access(NUMAB_SYSCTL, F_OK))
+		SKIP(return, "%s missing (CONFIG_NUMA_BALANCING=n)",
+		     NUMAB_SYSCTL);
+	if (numa_node_size64(SLOW_NODE, &free_slow) < 0 ||
+	    free_slow < (long long)PROMOTE_BUF_SIZE * 2)
+		SKIP(return, "node %d has less than %lu MiB free",
+		     SLOW_NODE, PROMOTE_BUF_SIZE * 2 >> 20);
+	if (numa_node_size64(TOP_NODE, &free_top) < 0 ||
+	    free_top < (long long)PROMOTE_BUF_SIZE * 2)
+		SKIP(return, "node %d has less than %lu MiB free",
+		     TOP_NODE, PROMOTE_BUF_SIZE * 2 >> 20);
+
+	for (i = 0; i < NR_KNOBS; i++) {
+		struct knob *k = &self->knobs[i];
+
+		if (access(k->path, F_OK)) {
+			ASSERT_FALSE(k->required) TH_LOG("%s missing", k->path);
+			ksft_print_msg("%s missing, keeping its default\n",
+				       k->path);
+			continue;
+		}
+		ASSERT_EQ(read_str(k->path, k->saved, sizeof(k->saved)), 0)
+			TH_LOG("cannot read %s", k->path);
+		k->present = true;
+	}
+}
+
+FIXTURE_TEARDOWN_PARENT(tiering)
+{
+	int i;
+
+	for (i = NR_KNOBS - 1; i >= 0; i--) {
+		struct knob *k = &self->knobs[i];
+
+		if (!k->changed)
+			continue;
+		EXPECT_EQ(write_str(k->path, k->saved), 0)
+			TH_LOG("cannot restore %s to %s", k->path, k->saved);
+	}
+}
+
+static void set_knob(struct __test_metadata *_metadata,
+		     struct knob *knobs, int idx, const char *val)
+{
+	struct knob *k = &knobs[idx];
+
+	if (!k->present)
+		return;
+	/* Restore even if the write fails half way. */
+	k->changed = true;
+	ASSERT_EQ(write_str(k->path, val), 0)
+		TH_LOG("cannot write %s to %s: %s", val, k->path,
+		       strerror(errno));
+}
+
+/*
+ * Fast NUMA balancing scans and pghot at its defaults except for the
+ * sources; NUMA balancing itself stays off until the memory is placed.
+ *
+ * NUMA hint faults report at most one access per page per scan pass, so
+ * a page can only reach freq_threshold if several passes fit in the
+ * promotion window: the scan period must be well below the window. The
+ * scan period adapts between the minimum and the maximum and otherwise
+ * backs off to scan_period_max_ms, 60 s by default, so the maximum must be
+ * bounded too.
+ */
+static void set_baseline(struct __test_metadata *_metadata,
+			 struct knob *knobs, const char *sources)
+{
+	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, SCAN_DELAY_MS);
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, SCAN_PERIOD_MIN_MS);
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, SCAN_PERIOD_MAX_MS);
+	set_knob(_metadata, knobs, KNOB_SCAN_SIZE, SCAN_SIZE_MB);
+	set_knob(_metadata, knobs, KNOB_TARGET_NID, DEF_TARGET_NID);
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, DEF_FREQ_THRESHOLD);
+	set_knob(_metadata, knobs, KNOB_WINDOW, DEF_WINDOW_MS);
+	set_knob(_metadata, knobs, KNOB_SLEEP, DEF_SLEEP_MS);
+	set_knob(_metadata, knobs, KNOB_BATCH, DEF_BATCH_NR);
+	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, DEF_RATE_LIMIT);
+	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
+}
+
+/*
+ * Touch every page of @rg until PROMOTED_PCT of it is on the top tier or
+ * PROMOTE_TIMEOUT_S have passed, checking every CHECK_INTERVAL_MS.
+ * Returns the seconds taken; @r is the residency at the end.
+ */
+static double access_until_promoted(struct __test_metadata *_metadata,
+				    const struct region *rg,
+				    struct residency *r)
+{
+	double start = now_s(), last_check = start;
+
+	do {
+		touch_region(rg);
+		if ((now_s() - last_check) * 1000 < CHECK_INTERVAL_MS)
+			continue;
+		last_check = now_s();
+		ASSERT_EQ(query_residency(rg, r), 0);
+		if (reached_pct(r->top, rg->nr, PROMOTED_PCT))
+			break;
+	} while (now_s() - start < PROMOTE_TIMEOUT_S);
+
+	ASSERT_EQ(query_residency(rg, r), 0);
+	return now_s() - start;
+}
+
+static void print_residency(const char *what, const struct region *rg,
+			    const struct residency *r)
+{
+	ksft_print_msg("%s: %lu pages: node %d %lu, top tier %lu, other %lu, missing %lu\n",
+		       what, rg->nr, SLOW_NODE, r->slow, r->top, r->other,
+		       r->missing);
+}
+
+/* promote_pghot and promote_legacy: @sources is SRC_HINTFAULTS or SRC_NONE. */
+static void check_promote(struct __test_metadata *_metadata,
+			  struct knob *knobs, const char *sources)
+{
+	bool pghot = strcmp(sources, SRC_NONE);
+	struct vmstats before, after;
+	struct residency r;
+	struct region rg;
+	double elapsed;
+	char *buf;
+
+	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
+	buf = map_small_pages(PROMOTE_BUF_SIZE);
+	ASSERT_NE(buf, NULL);
+	ASSERT_EQ(region_init(&rg, buf, PROMOTE_BUF_SIZE), 0);
+
+	set_baseline(_metadata, knobs, sources);
+	ASSERT_EQ(place_on_slow(&rg), 0);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT))
+		print_residency("placed", &rg, &r);
+
+	ASSERT_EQ(read_vmstats(&before), 0);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+	elapsed = access_until_promoted(_metadata, &rg, &r);
+	ASSERT_EQ(read_vmstats(&after), 0);
+
+	ksft_print_msg("enabled_sources=%s: promoted %.2f%% in %.1f s\n",
+		       sources, pct(r.top, rg.nr), elapsed);
+	print_residency("after", &rg, &r);
+	print_deltas(&before, &after);
+
+	EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT))
+		TH_LOG("less than %d%% promoted within %d s",
+		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
+	EXPECT_GT(after.v[VM_PROMOTE_SUCCESS], before.v[VM_PROMOTE_SUCCESS])
+		TH_LOG("pgpromote_success did not move");
+	if (pghot) {
+		EXPECT_GT(after.v[VM_RECORDED_HINTFAULTS],
+			  before.v[VM_RECORDED_HINTFAULTS])
+			TH_LOG("pghot recorded no hint fault");
+		EXPECT_GT(after.v[VM_RECORDED_ACCESSES],
+			  before.v[VM_RECORDED_ACCESSES])
+			TH_LOG("pghot recorded no access");
+		EXPECT_GT(after.v[VM_READY], before.v[VM_READY])
+			TH_LOG("no page became migrate-ready");
+	} else {
+		EXPECT_EQ(vm_delta(&before, &after, VM_RECORDED_HINTFAULTS), 0ULL)
+			TH_LOG("pghot recorded hint faults with no source enabled");
+		EXPECT_EQ(vm_delta(&before, &after, VM_RECORDED_ACCESSES), 0ULL)
+			TH_LOG("pghot recorded accesses with no source enabled");
+		EXPECT_EQ(vm_delta(&before, &after, VM_READY), 0ULL)
+			TH_LOG("pages became ready with no source enabled");
+	}
+
+	region_free(&rg);
+	munmap(buf, PROMOTE_BUF_SIZE);
+}
+
+TEST_F_TIMEOUT(tiering, promote_pghot, PROMOTE_TEST_TIMEOUT_S)
+{
+	check_promote(_metadata, self->knobs, SRC_HINTFAULTS);
+}
+
+TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
+{
+	check_promote(_metadata, self->knobs, SRC_NONE);
+}
+
+/*
+ * A hot set touched continuously and a warm set touched once per
+ * WARM_PERIOD_MS, with a promotion window of half that: only the hot set
+ * reaches freq_threshold.
+ */
+TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
+{
+	double start, t, deadline, warm_end = 0, last_check, hot_s = 0;
+	bool extended = false, hot_reached = false;
+	unsigned long warm_passes = 0;
+	struct residency hr, wr;
+	struct vmstats before, after;
+	struct region hot, warm;
+	char *hot_buf, *warm_buf;
+	long long free_top;
+
+	/*
+	 * Below the "plenty of free memory" mark the promotion window of the
+	 * target adapts (up to twice promote_window_ms) and the warm set
+	 * could legitimately qualify.
+	 */
+	if (numa_node_size64(TOP_NODE, &free_top) < 0 ||
+	    free_top < (long long)(FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE))
+		SKIP(return, "node %d has %lld MiB free, %llu needed",
+		     TOP_NODE, free_top >> 20,
+		     (FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE) >> 20);
+
+	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
+	hot_buf = map_small_pages(HOT_SIZE);
+	ASSERT_NE(hot_buf, NULL);
+	warm_buf = map_small_pages(WARM_SIZE);
+	ASSERT_NE(warm_buf, NULL);
+	ASSERT_EQ(region_init(&hot, hot_buf, HOT_SIZE), 0);
+	ASSERT_EQ(region_init(&warm, warm_buf, WARM_SIZE), 0);
+
+	set_baseline(_metadata, self->knobs, SRC_HINTFAULTS);
+	/* Promote to the 2 GiB node the task runs on, which stays roomy. */
+	set_knob(_metadata, self->knobs, KNOB_TARGET_NID, TOP_NODE_STR);
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, FILTER_FREQ_THRESHOLD);
+	set_knob(_metadata, self->knobs, KNOB_WINDOW, FILTER_WINDOW_MS);
+
+	ASSERT_EQ(place_on_slow(&hot), 0);
+	ASSERT_EQ(place_on_slow(&warm), 0);
+	ASSERT_EQ(query_residency(&hot, &hr), 0);
+	ASSERT_TRUE(reached_pct(hr.slow, hot.nr, PLACED_PCT))
+		print_residency("hot placed", &hot, &hr);
+	ASSERT_EQ(query_residency(&warm, &wr), 0);
+	ASSERT_TRUE(reached_pct(wr.slow, warm.nr, PLACED_PCT))
+		print_residency("warm placed", &warm, &wr);
+
+	ASSERT_EQ(read_vmstats(&before), 0);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+
+	/*
+	 * Loop over the hot set; a warm pass starts once WARM_PERIOD_MS have
+	 * passed since the previous one ended, so consecutive accesses to a
+	 * warm page are always at least that far apart. Stop FILTER_EXTRA_S
+	 * after the hot set is promoted, or after the timeout.
+	 */
+	start = now_s();
+	last_check = start;
+	deadline = start + PROMOTE_TIMEOUT_S;
+	for (;;) {
+		t = now_s();
+		if (t >= deadline) {
+			if (extended)
+				break;
+			extended = true;
+			hot_s = t - start;
+			deadline = t + FILTER_EXTRA_S;
+		}
+		if (!warm_passes || (t - warm_end) * 1000 >= WARM_PERIOD_MS) {
+			touch_region(&warm);
+			warm_end = now_s();
+			warm_passes++;
+		}
+		touch_region(&hot);
+		if (extended || (now_s() - last_check) * 1000 < CHECK_INTERVAL_MS)
+			continue;
+		last_check = now_s();
+		ASSERT_EQ(query_residency(&hot, &hr), 0);
+		if (reached_pct(hr.top, hot.nr, PROMOTED_PCT)) {
+			hot_reached = true;
+			extended = true;
+			hot_s = last_check - start;
+			deadline = last_check + FILTER_EXTRA_S;
+		}
+	}
+
+	ASSERT_EQ(query_residency(&hot, &hr), 0);
+	ASSERT_EQ(query_residency(&warm, &wr), 0);
+	ASSERT_EQ(read_vmstats(&after), 0);
+
+	ksft_print_msg("hot set: %.2f%% promoted; %d%% %s after %.1f s\n",
+		       pct(hr.top, hot.nr), PROMOTED_PCT,
+		       hot_reached ? "reached" : "not reached", hot_s);
+	ksft_print_msg("warm set: %.2f%% still on node %d, %lu passes in %.1f s\n",
+		       pct(wr.slow, warm.nr), SLOW_NODE, warm_passes,
+		       now_s() - start);
+	print_residency("hot", &hot, &hr);
+	print_residency("warm", &warm, &wr);
+	print_deltas(&before, &after);
+
+	EXPECT_TRUE(reached_pct(hr.top, hot.nr, PROMOTED_PCT))
+		TH_LOG("less than %d%% of the hot set promoted within %d s",
+		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
+	EXPECT_TRUE(reached_pct(wr.slow, warm.nr, WARM_KEPT_PCT))
+		TH_LOG("less than %d%% of the warm set left on node %d",
+		       WARM_KEPT_PCT, SLOW_NODE);
+
+	region_free(&warm);
+	region_free(&hot);
+	munmap(warm_buf, WARM_SIZE);
+	munmap(hot_buf, HOT_SIZE);
+}
+
+/* Is THP available to madvise(MADV_HUGEPAGE) users? */
+static bool thp_allowed(void)
+{
+	char mode[128];
+
+	if (read_str(THP_ENABLED, mode, sizeof(mode)))
+		return false;
+	return strstr(mode, "[always]") || strstr(mode, "[madvise]");
+}
+
+/*
+ * Sum of AnonHugePages, in bytes, of the VMAs of this process that overlap
+ * [@start, @start + @size); -1 on error.
+ */
+static long long anon_huge_bytes(const char *start, size_t size)
+{
+	unsigned long lo, hi, from = (unsigned long)start, to = from + size;
+	long long total = -1;
+	bool in_range = false;
+	unsigned long long kb;
+	char *line = NULL;
+	size_t cap = 0;
+	char perms[8];
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3) {
+			in_range = lo < to && hi > from;
+			continue;
+		}
+		if (in_range &&
+		    sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			if (total < 0)
+				total = 0;
+			total += kb << 10;
+		}
+	}
+	free(line);
+	fclose(f);
+	return total;
+}
+
+TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
+{
+	size_t map_size = THP_BUF_SIZE + PMD_SIZE_BYTES, head, tail;
+	long long huge_before, huge_after;
+	struct vmstats before, after;
+	struct residency r;
+	struct region rg;
+	double elapsed;
+	char *map, *buf;
+
+	if (!thp_allowed())
+		SKIP(return, "THP disabled in %s", THP_ENABLED);
+
+	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
+	map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	/* Keep exactly the PMD-aligned part, so that smaps shows it alone. */
+	buf = (char *)(((uintptr_t)map + PMD_SIZE_BYTES - 1) &
+		       ~(uintptr_t)(PMD_SIZE_BYTES - 1));
+	head = buf - map;
+	tail = map_size - head - THP_BUF_SIZE;
+	if (head)
+		ASSERT_EQ(munmap(map, head), 0);
+	if (tail)
+		ASSERT_EQ(munmap(buf + THP_BUF_SIZE, tail), 0);
+	ASSERT_EQ(madvise(buf, THP_BUF_SIZE, MADV_HUGEPAGE), 0);
+	ASSERT_EQ(region_init(&rg, buf, THP_BUF_SIZE), 0);
+
+	set_baseline(_metadata, self->knobs, SRC_HINTFAULTS);
+	ASSERT_EQ(place_on_slow(&rg), 0);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT))
+		print_residency("placed", &rg, &r);
+	huge_before = anon_huge_bytes(buf, THP_BUF_SIZE);
+	ASSERT_GE(huge_before, 0) TH_LOG("no AnonHugePages for the buffer in smaps");
+	if (!reached_pct(huge_before, THP_BUF_SIZE, THP_MAPPED_PCT))
+		SKIP(goto out, "only %lld of %lu MiB PMD-mapped on node %d",
+		     huge_before >> 20, THP_BUF_SIZE >> 20, SLOW_NODE);
+
+	ASSERT_EQ(read_vmstats(&before), 0);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+	elapsed = access_until_promoted(_metadata, &rg, &r);
+	ASSERT_EQ(read_vmstats(&after), 0);
+	huge_after = anon_huge_bytes(buf, THP_BUF_SIZE);
+
+	ksft_print_msg("promoted %.2f%% of %lu 4K pages in %.1f s\n",
+		       pct(r.top, rg.nr), rg.nr, elapsed);
+	ksft_print_msg("AnonHugePages: %lld MiB before, %lld MiB after\n",
+		       huge_before >> 20, huge_after >> 20);
+	print_residency("after", &rg, &r);
+	print_deltas(&before, &after);
+
+	EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT))
+		TH_LOG("less than %d%% promoted within %d s",
+		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
+	EXPECT_GT(after.v[VM_PROMOTE_SUCCESS], before.v[VM_PROMOTE_SUCCESS])
+		TH_LOG("pgpromote_success did not move");
+	EXPECT_TRUE(huge_after >= 0 &&
+		    reached_pct(huge_after, THP_BUF_SIZE, THP_MAPPED_PCT))
+		TH_LOG("only %lld of %lu MiB still PMD-mapped after promotion",
+		       huge_after >> 20, THP_BUF_SIZE >> 20);
+out:
+	region_free(&rg);
+	munmap(buf, THP_BUF_SIZE);
+}
+
+/* A valid write and what reading the file back must then show. */
+struct valid_value {
+	const char *write;
+	const char *read;
+};
+
+#define MAX_CASES	8
+
+struct tunable_case {
+	const char *name;
+	const char *invalid[MAX_CASES];		/* NULL-terminated */
+	struct valid_value valid[MAX_CASES];	/* .write NULL-terminated */
+};
+
+/* Rejected by every tunable. "" is a zero-length write. */
+static const char * const invalid_common[] = {
+	"", "\n", "abc", "1x", "-", "99999999999999999999999", "0x",
+};
+
+static const struct tunable_case tunable_cases[] = {
+	{ "enabled_sources",
+	  { "4", "0x8", "-1" },
+	  { { "0x0", "0x0" }, { "0x3", "0x3" }, { "1", "0x1" } } },
+	{ "freq_threshold",
+	  { "0", "8" },
+	  { { "1", "1" }, { "2", "2" } } },
+	{ "promote_window_ms",
+	  { "9", "60001" },
+	  { { "10", "10" }, { "60000", "60000" } } },
+	{ "kmigrated_sleep_ms",
+	  { "49", "1001" },
+	  { { "50", "50" }, { "1000", "1000" } } },
+	{ "kmigrated_batch_nr",
+	  { "63", "1025" },
+	  { { "64", "64" }, { "1024", "1024" } } },
+	{ "rate_limit_MBps",
+	  { "-1", "2147483648" },
+	  { { "0", "0" }, { "65536", "65536" },
+	    { "2147483647", "2147483647" } } },
+	/* "2" is the lower-tier node: it cannot take promotions. */
+	{ "target_nid",
+	  { "-2", "2" },
+	  { { "-1", "-1" }, { "0", "0" }, { "1", "1" } } },
+};
+
+/* Node ids that must be rejected as target_nid when the node does not exist. */
+static const int absent_nodes[] = { 3, 64 };
+
+/*
+ * Expect @path to read @want. If it does not, or cannot be read, write
+ * @saved back so that the next checks start from the original value.
+ */
+static void expect_value(struct __test_metadata *_metadata, const char *path,
+			 const char *want, const char *saved)
+{
+	char now[64] = "";
+	int ret;
+
+	ret = read_str(path, now, sizeof(now));
+	EXPECT_EQ(ret, 0)
+		TH_LOG("cannot read %s", path);
+	EXPECT_STREQ(want, now)
+		TH_LOG("%s reads \"%s\", expected \"%s\"", path, now, want);
+	if (!ret && !strcmp(want, now))
+		return;
+	EXPECT_EQ(write_str(path, saved), 0)
+		TH_LOG("cannot restore %s to %s", path, saved);
+}
+
+/* Write @val (@len bytes) to @path and expect EINVAL and no change. */
+static void expect_rejected(struct __test_metadata *_metadata,
+			    const char *path, const char *val, size_t len,
+			    const char *saved)
+{
+	ssize_t ret;
+
+	errno = 0;
+	ret = write_raw(path, val, len);
+	if (!len && !ret) {
+		/* Not passed to the handler; "\n" covers the empty case. */
+		ksft_print_msg("%s: zero-length write returned 0\n", path);
+		return;
+	}
+	EXPECT_TRUE(ret == -1 && errno == EINVAL)
+		TH_LOG("%s: write of \"%.*s\" returned %zd (%s), expected EINVAL",
+		       path, (int)strcspn(val, "\n"), val, ret,
+		       ret < 0 ? strerror(errno) : "accepted");
+	expect_value(_metadata, path, saved, saved);
+}
+
+/* Write @v, bare and newline-terminated, and read it back; then restore. */
+static void expect_accepted(struct __test_metadata *_metadata,
+			    const char *path, const struct valid_value *v,
+			    const char *saved)
+{
+	char nl[64];
+
+	snprintf(nl, sizeof(nl), "%s\n", v->write);
+	EXPECT_EQ(write_str(path, v->write), 0)
+		TH_LOG("%s: write of \"%s\" failed: %s", path, v->write,
+		       strerror(errno));
+	expect_value(_metadata, path, v->read, saved);
+	EXPECT_EQ(write_str(path, nl), 0)
+		TH_LOG("%s: write of \"%s\\n\" failed: %s", path, v->write,
+		       strerror(errno));
+	expect_value(_metadata, path, v->read, saved);
+	EXPECT_EQ(write_str(path, saved), 0)
+		TH_LOG("cannot restore %s to %s", path, saved);
+	expect_value(_metadata, path, saved, saved);
+}
+
+/* The record mode from the stats file: "default", "precise" or "". */
+static void pghot_mode(char *mode, size_t size)
+{
+	char line[64];
+
+	mode[0] = '\0';
+	if (!read_str(PGHOT_FILE("stats"), line, sizeof(line)) &&
+	    !strncmp(line, "mode ", 5))
+		snprintf(mode, size, "%s", line + 5);
+}
+
+/*
+ * Every file is put back to the value it had as soon as a write changed
+ * it. No ASSERT fires while a value differs from that one: an ASSERT ends
+ * the test before it could restore it.
+ */
+TEST(debugfs_validation)
+{
+	char path[512], saved[64], mode[64], name[32];
+	const struct tunable_case *tc;
+	const char *reason;
+	struct dirent *de;
+	struct stat st;
+	int j, ret, nr = 0;
+	unsigned int i;
+	DIR *dir;
+
+	reason = pghot_unsupported();
+	if (reason)
+		SKIP(return, "%s", reason);
+
+	for (i = 0; i < ARRAY_SIZE(tunable_cases); i++) {
+		tc = &tunable_cases[i];
+		snprintf(path, sizeof(path), PGHOT_DIR "/%s", tc->name);
+		ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0)
+			TH_LOG("cannot read %s", path);
+
+		for (j = 0; j < (int)ARRAY_SIZE(invalid_common); j++)
+			expect_rejected(_metadata, path, invalid_common[j],
+					strlen(invalid_common[j]), saved);
+		for (j = 0; j < MAX_CASES && tc->invalid[j]; j++)
+			expect_rejected(_metadata, path, tc->invalid[j],
+					strlen(tc->invalid[j]), saved);
+		for (j = 0; j < MAX_CASES && tc->valid[j].write; j++)
+			expect_accepted(_metadata, path, &tc->valid[j], saved);
+	}
+
+	/* Nodes that do not exist here cannot be targets. */
+	snprintf(path, sizeof(path), "%s", PGHOT_FILE("target_nid"));
+	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
+	for (j = 0; j < (int)ARRAY_SIZE(absent_nodes); j++) {
+		if (absent_nodes[j] <= numa_max_node()) {
+			ksft_print_msg("node %d exists, target_nid=%d not checked\n",
+				       absent_nodes[j], absent_nodes[j]);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%d", absent_nodes[j]);
+		expect_rejected(_metadata, path, name, strlen(name), saved);
+	}
+
+	/* The largest threshold the record mode can count to. */
+	snprintf(path, sizeof(path), "%s", PGHOT_FILE("freq_threshold"));
+	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
+	pghot_mode(mode, sizeof(mode));
+	if (!strcmp(mode, "default")) {
+		static const struct valid_value max = { "3", "3" };
+
+		expect_rejected(_metadata, path, "4", 1, saved);
+		expect_accepted(_metadata, path, &max, saved);
+	} else if (!strcmp(mode, "precise")) {
+		static const struct valid_value max = { "7", "7" };
+
+		expect_accepted(_metadata, path, &max, saved);
+	} else {
+		ksft_print_msg("unknown record mode \"%s\", freq_threshold maximum not checked\n",
+			       mode);
+	}
+
+	/* Root only. */
+	dir = opendir(PGHOT_DIR);
+	ASSERT_NE(dir, NULL);
+	while ((de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), PGHOT_DIR "/%s", de->d_name);
+		nr++;
+		ret = stat(path, &st);
+		EXPECT_EQ(ret, 0)
+			TH_LOG("cannot stat %s: %s", path, strerror(errno));
+		if (ret)
+			continue;
+		EXPECT_EQ(st.st_mode & 077, 0U)
+			TH_LOG("%s has mode %03o", path, st.st_mode & 0777);
+	}
+	closedir(dir);
+	/* The tunables and stats. */
+	EXPECT_GE(nr, (int)ARRAY_SIZE(tunable_cases) + 1);
+}
+
+/* exactly one kmigrated thread: the one of the one lower-tier node */
+TEST(kmigrated_threads)
+{
+	size_t len = strlen(KMIGRATED_COMM);
+	char path[300], comm[32], *end;
+	const char *reason;
+	struct dirent *de;
+	int nr_slow = 0;
+	long nid;
+	DIR *dir;
+
+	reason = pghot_unsupported();
+	if (reason)
+		SKIP(return, "%s", reason);
+
+	/* Kernel threads are thread group leaders: /proc/<pid> lists them. */
+	dir = opendir("/proc");
+	ASSERT_NE(dir, NULL);
+	while ((de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (read_str(path, comm, sizeof(comm)))
+			continue;	/* gone meanwhile */
+		if (strncmp(comm, KMIGRATED_COMM, len) ||
+		    !isdigit((unsigned char)comm[len]))
+			continue;
+		nid = strtol(comm + len, &end, 10);
+		if (*end)
+			continue;
+		if (nid == SLOW_NODE) {
+			nr_slow++;
+			continue;
+		}
+		EXPECT_EQ(nid, SLOW_NODE)
+			TH_LOG("pid %s is %s, for a node that is not lower-tier",
+			       de->d_name, comm);
+	}
+	closedir(dir);
+	EXPECT_EQ(nr_slow, 1)
+		TH_LOG("%d threads named %s%d", nr_slow, KMIGRATED_COMM,
+		       SLOW_NODE);
+}
+
+TEST_HARNESS_MAIN
