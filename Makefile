@@ -7,7 +7,7 @@ SHELL := /bin/bash
 T := tooling
 
 .PHONY: all setup tree kernel selftests vm check static demo refresh \
-	vm-soak clean distclean
+	vm-soak measure-core clean distclean
 
 all: kernel
 
@@ -40,6 +40,10 @@ demo: setup
 # Save edits made under out/linux back into the repository.
 refresh:
 	@$(T)/refresh.sh
+
+# Record memory per page, idle kmigrated CPU time, record update cost.
+measure-core: kernel
+	@$(T)/measure-core.sh
 
 # N consecutive boots of the test VM.
 vm-soak: kernel

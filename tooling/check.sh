@@ -1,50 +1,63 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: the whole suite. Static checks on this repository's kernel
-# files, the kernel build, then one boot of the tiered VM in which the
+# files, the kernel build, then boots of the tiered VM in which the
 # built-in KUnit suites run at boot (parsed from the console with kunit.py)
-# and the pghot kselftests run as root. Ends with "N passed, N failed".
+# and the pghot kselftests run as root: one boot in the default record
+# mode with every selftest, one in precise mode (same kernel binary) with
+# the pghot ones. Ends with "check: N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 start=$(date +%s)
 phase() { log "[$(( $(date +%s) - start ))s] $*"; }
+pass=0 fail=0
+
+# KUnit results from a boot's console; adds to pass/fail.
+kunit_results() {
+	local console=$1 kout line p f c rc
+
+	if ! grep -q 'KTAP version' "$console"; then
+		log "no KUnit output on $console"; fail=$((fail + 1)); return
+	fi
+	kout=$(python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$console" 2>&1)
+	rc=$?
+	echo "$kout" | sed 's/\x1b\[[0-9;]*m//g' |
+		grep -E '\[(FAILED|CRASHED|SKIPPED)\]|Testing complete|Expected|but|median' | tail -40
+	line=$(echo "$kout" | sed 's/\x1b\[[0-9;]*m//g' | grep 'Testing complete' | tail -1)
+	p=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	f=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	c=$(echo "$line" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
+	f=$(( ${f:-0} + ${c:-0} ))
+	[ $rc = 0 ] || [ $f -gt 0 ] || f=1
+	phase "KUnit ($(basename "$(dirname "$console")")): ${p:-0} passed, $f failed"
+	pass=$((pass + ${p:-0})) fail=$((fail + f))
+}
+
+# One boot: KUnit at boot, then the selftests matching $2.
+boot() {
+	local name=$1 tests=$2 append=$3 log=$OUT/check-$1.log rc sl sp sf
+
+	phase "VM ($name): KUnit at boot + kselftests $tests"
+	KUNIT=1 VMDIR=$OUT/vm-$name VM_APPEND="$append" \
+		"$TOP/tooling/vm.sh" "PGHOT_TESTS='$tests' tooling/guest-tests.sh" | tee "$log"
+	rc=${PIPESTATUS[0]}
+	kunit_results "$OUT/vm-$name/console.log"
+	sl=$(grep -E '^selftests: [0-9]+ passed' "$log" | tail -1)
+	sp=$(echo "$sl" | sed -n 's/selftests: \([0-9]*\) passed.*/\1/p')
+	sf=$(echo "$sl" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+	sf=${sf:-0}
+	[ "$rc" = 0 ] || [ "$sf" -gt 0 ] || sf=1
+	pass=$((pass + ${sp:-0})) fail=$((fail + sf))
+}
 
 phase "tree";		"$TOP/tooling/assemble.sh" || exit 1
 phase "static checks";	"$TOP/tooling/static-checks.sh" || exit 1
 phase "kernel";		"$TOP/tooling/build.sh" || exit 1
 phase "selftests";	"$TOP/tooling/build-selftests.sh" || exit 1
-phase "VM: KUnit at boot + kselftests"
-"$TOP/tooling/vm.sh" "tooling/guest-tests.sh" | tee "$OUT/check-selftests.log"
-vm_rc=${PIPESTATUS[0]}
-
-console=$OUT/vm/console.log
-ku_pass=0 ku_fail=0
-if grep -q 'KTAP version' "$console"; then
-	kout=$(python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$console" 2>&1)
-	ku_rc=$?
-	echo "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete|^\s+#|Expected|but' | tail -60
-	line=$(echo "$kout" | sed 's/\x1b\[[0-9;]*m//g' | grep 'Testing complete' | tail -1)
-	ku_pass=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-	ku_fail=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-	ku_crash=$(echo "$line" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
-	ku_pass=${ku_pass:-0}
-	ku_fail=$(( ${ku_fail:-0} + ${ku_crash:-0} ))
-	[ $ku_rc = 0 ] || [ $ku_fail -gt 0 ] || ku_fail=1
-	phase "KUnit: $ku_pass passed, $ku_fail failed"
-elif grep -q '^CONFIG_PGHOT_KUNIT_TEST=y' "${KBUILD:-$OUT/build}/.config" 2>/dev/null; then
-	log "KUnit suites are configured but printed nothing"; ku_fail=1
-else
-	phase "KUnit: no suites configured"
-fi
-
-sl=$(grep -E '^selftests: [0-9]+ passed' "$OUT/check-selftests.log" | tail -1)
-st_pass=$(echo "$sl" | sed -n 's/selftests: \([0-9]*\) passed.*/\1/p')
-st_fail=$(echo "$sl" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-st_pass=${st_pass:-0}
-st_fail=${st_fail:-0}
-[ "$vm_rc" = 0 ] || [ "$st_fail" -gt 0 ] || st_fail=1
+boot default 'pghot_*' ''
+boot precise 'pghot_promote' 'pghot_mode=precise'
 
 phase "done in $(( $(date +%s) - start ))s"
-echo "check: $((ku_pass + st_pass)) passed, $((ku_fail + st_fail)) failed"
-[ $((ku_fail + st_fail)) = 0 ]
+echo "check: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run inside the test VM: every built pghot kselftest, with a timeout each.
+# Run inside the test VM: the built pghot kselftests (PGHOT_TESTS, a glob),
+# with a timeout each.
 # Prints TAP from each and a closing summary; exits non-zero if any failed.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SELFTESTS=${SELFTESTS:-$TOP/out/selftests}
 PER_TEST_TIMEOUT=${PER_TEST_TIMEOUT:-900}
+PGHOT_TESTS=${PGHOT_TESTS:-pghot_*}	# glob of test names to run
 pass=0 fail=0 skip=0
-for t in "$SELFTESTS"/pghot_*; do
+for t in "$SELFTESTS"/$PGHOT_TESTS; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"

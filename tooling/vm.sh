@@ -10,6 +10,7 @@
 # Shape (SPEC §4): node 0 and 1 each one CPU and DRAM, node 2 CPU-less
 # memory that HMAT describes as slower, so memory-tiers puts it below.
 # Sizes in MiB: NODE0_MB, NODE1_MB, NODE2_MB. Extra kernel args: VM_APPEND.
+# The built-in KUnit suites run at boot only with KUNIT=1 (make check).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,7 +48,7 @@ done
 append="console=ttyS0 root=pghotroot rootfstype=9p ro
 rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose
 init=$TOP/tooling/guest-init panic=-1 oops=panic softlockup_panic=1
-loglevel=7 pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
+loglevel=7 kunit.enable=${KUNIT:-0} pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
 
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-machine pc,hmat=on -accel tcg,thread=multi -cpu max \

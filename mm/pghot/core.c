@@ -200,8 +200,11 @@ int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 	if (folio_test_large(folio))
 		pfn = folio_pfn(folio);
 
+	/* pghot_node_stop() waits for us before freeing @pn. */
+	rcu_read_lock();
 	pn = READ_ONCE(pghot_nodes[pnid]);
 	if (!pn) {
+		rcu_read_unlock();
 		count_vm_event(PGHOT_IGNORED_OFFLINE);
 		return -ENOENT;
 	}
@@ -214,6 +217,7 @@ int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 	a.window = pghot_window_units(pghot_effective_window_ms(target));
 	a.threshold = READ_ONCE(pghot_freq_threshold);
 	if (pghot_record_touch(pfn, &a, &ready)) {
+		rcu_read_unlock();
 		count_vm_event(PGHOT_IGNORED_OFFLINE);
 		return -ENOENT;
 	}
@@ -226,6 +230,7 @@ int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 		trace_pghot_ready(pfn, pnid, nid, src);
 		pghot_queue_ready(pn, pfn);
 	}
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -310,6 +315,7 @@ static int pghot_node_callback(struct notifier_block *nb,
 
 	switch (action) {
 	case NODE_ADDED_FIRST_MEMORY:
+	case NODE_CANCEL_REMOVING_LAST_MEMORY:
 		if (pghot_node_start(nn->nid))
 			pr_warn("cannot start kmigrated%d\n", nn->nid);
 		break;

@@ -226,7 +226,7 @@ static void pghot_revalidate(const struct pghot_layout *l,
 
 	spin_lock_irqsave(&s->lock, flags);
 	if (s->gen == clock_gen(word) &&
-	    time_before(now, s->validated + (stale << c.shift))) {
+	    time_before(now, s->validated + ((unsigned long)stale << c.shift))) {
 		/* Somebody else did it meanwhile. */
 		spin_unlock_irqrestore(&s->lock, flags);
 		return;
@@ -293,7 +293,7 @@ int pghot_record_touch(unsigned long pfn, const struct pghot_access *a,
 	validated = smp_load_acquire(&s->validated);
 	if (READ_ONCE(s->gen) != clock_gen(word) ||
 	    time_after_eq(a->now, validated +
-			  (pghot_stale_units(l) << clock_shift(word))))
+			  ((unsigned long)pghot_stale_units(l) << clock_shift(word))))
 		pghot_revalidate(l, s, a->now, word);
 	c.shift = clock_shift(word);
 	old = rec_load(l, s, idx);
