@@ -7,9 +7,9 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SELFTESTS=${SELFTESTS:-$TOP/out/selftests}
 PER_TEST_TIMEOUT=${PER_TEST_TIMEOUT:-900}
-PGHOT_TESTS=${PGHOT_TESTS:-pghot_*}	# glob of test names to run
+PGHOT_TESTS=${PGHOT_TESTS:-pghot_*}	# globs of test names to run
 pass=0 fail=0 skip=0
-for t in "$SELFTESTS"/$PGHOT_TESTS; do
+for t in $(for g in $PGHOT_TESTS; do echo "$SELFTESTS"/$g; done); do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"
