@@ -56,7 +56,7 @@ phase "static checks";	"$TOP/tooling/static-checks.sh" || exit 1
 phase "kernel";		"$TOP/tooling/build.sh" || exit 1
 phase "selftests";	"$TOP/tooling/build-selftests.sh" || exit 1
 boot default 'pghot_*' ''
-boot precise 'pghot_promote' 'pghot_mode=precise'
+boot precise 'pghot_promote pghot_hotplug pghot_hwhint' 'pghot_mode=precise'
 
 phase "done in $(( $(date +%s) - start ))s"
 echo "check: $pass passed, $fail failed"

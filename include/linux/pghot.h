@@ -10,6 +10,7 @@
 #ifndef _LINUX_PGHOT_H
 #define _LINUX_PGHOT_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 
 /**
@@ -28,10 +29,31 @@ enum pghot_src {
 
 #define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
 
+/**
+ * struct pghot_hwhint_provider - a source of hardware access samples
+ * @name: short name, shown in /sys/kernel/debug/pghot/stats
+ * @disable: stop sampling; called on unregistration if still sampling
+ * @list: private to pghot
+ * @enabled: private to pghot, see pghot_hwhint_set_state()
+ */
+struct pghot_hwhint_provider {
+	const char *name;
+	void (*disable)(void);
+	struct list_head list;
+	bool enabled;
+};
+
+struct dentry;
+
 #ifdef CONFIG_PGHOT
 int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
 bool pghot_src_enabled(enum pghot_src src);
+bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
+void pghot_hwhint_register(struct pghot_hwhint_provider *p);
+void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
+void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
+struct dentry *pghot_debugfs_dir(void);
 #else
 static inline int pghot_record_access(unsigned long pfn, int nid,
 				      enum pghot_src src, unsigned long now)

@@ -159,13 +159,35 @@ static int pghot_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "node%d target %d queued %u\n", nid,
 			   pghot_default_target(nid), kfifo_len(&pn->ready));
 	}
+	pghot_hwhint_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pghot_stats);
 
+/**
+ * pghot_debugfs_dir - the /sys/kernel/debug/pghot directory
+ *
+ * For pghot's own files and for hardware hint providers' knobs (created
+ * under a subdirectory of their own). Created on first use.
+ *
+ * Return: the directory's dentry (an error pointer if debugfs is off).
+ */
+struct dentry *pghot_debugfs_dir(void)
+{
+	static struct dentry *dir;
+	static DEFINE_MUTEX(lock);
+
+	mutex_lock(&lock);
+	if (!dir)
+		dir = debugfs_create_dir("pghot", NULL);
+	mutex_unlock(&lock);
+	return dir;
+}
+EXPORT_SYMBOL_GPL(pghot_debugfs_dir);
+
 static int __init pghot_debugfs_init(void)
 {
-	struct dentry *dir = debugfs_create_dir("pghot", NULL);
+	struct dentry *dir = pghot_debugfs_dir();
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(pghot_tunables); i++)

@@ -137,6 +137,12 @@ int pghot_node_start(int nid);
 void pghot_node_stop(int nid);
 unsigned int pghot_effective_window_ms(int target);
 
+/* hwhint.c */
+struct seq_file;
+bool pghot_hwhint_queue(unsigned long pfn, int nid, unsigned long now);
+void pghot_hwhint_flush_local(void);
+void pghot_hwhint_show(struct seq_file *m);
+
 /* kmigrated.c */
 int kmigrated_run(struct pghot_node *pn);
 void kmigrated_stop(struct pghot_node *pn);

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pghot hardware hints, end to end, through the debug injection file:
+ * the PFNs of a buffer placed on the lower-tier node 2 (read from
+ * /proc/self/pagemap) are reported as hardware samples.
+ *
+ * threshold_1:  enabled_sources=0x2, freq_threshold=1: one injection round
+ *               promotes >= 99% of 256 MiB; pghot_recorded_hwhints counts
+ *               every page.
+ * threshold_2:  freq_threshold=2: one round promotes nothing, a second
+ *               round inside the window promotes >= 99%.
+ * source_off:   with 0x2 clear nothing is promoted and
+ *               pghot_recorded_hwhints does not move, while
+ *               pghot_reported_hwhints does.
+ * bad_input:    garbage, offline PFNs and bad nodes fail with EINVAL and
+ *               record nothing.
+ * ibs_absent:   on a CPU without IBS, enabling the IBS provider fails with
+ *               ENODEV, stays off, and injection still works afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pghot_util.h"
+
+#define BIG_SIZE		(256UL << 20)	/* threshold_1 */
+#define SMALL_SIZE		(32UL << 20)	/* the other tests */
+#define UNPROMOTED_MAX_PCT	1
+#define PROMOTE_WAIT_S		30
+#define SETTLE_S		2	/* well above kmigrated_sleep_ms */
+#define INJECT_CHUNK		(60 * 1024)
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+#define IBS_ENABLED		PGHOT_DIR "ibs/enabled"
+#define INJECT			PGHOT_DIR "inject"
+
+static const char * const saved_knobs[] = {
+	PGHOT_DIR "enabled_sources", PGHOT_DIR "freq_threshold",
+	PGHOT_DIR "promote_window_ms", PGHOT_DIR "target_nid", NUMAB_SYSCTL,
+};
+
+#define NR_KNOBS	ARRAY_SIZE(saved_knobs)
+
+/* 0, or the errno of the failed write. */
+static int write_err(const char *path, const char *val)
+{
+	return write_str(path, val) ? errno : 0;
+}
+
+static unsigned long vmstat(const char *name)
+{
+	unsigned long long v = 0;
+
+	read_vmstat(name, &v);
+	return v;
+}
+
+/* A buffer on the slow node and the PFNs of its pages. */
+struct hw_buf {
+	struct region rg;
+	unsigned long *pfns;
+};
+
+FIXTURE(hwhint) {
+	char saved[NR_KNOBS][32];
+	struct hw_buf hw;
+};
+
+FIXTURE_SETUP(hwhint)
+{
+	unsigned int i;
+
+	if (access(INJECT, W_OK))
+		SKIP(return, "no " INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
+	if (numa_available() < 0 || numa_max_node() < SLOW_NODE)
+		SKIP(return, "needs node %d", SLOW_NODE);
+	for (i = 0; i < NR_KNOBS; i++)
+		ASSERT_EQ(read_str(saved_knobs[i], self->saved[i],
+				   sizeof(self->saved[i])), 0);
+	/* Hardware hints only: no hint faults on the way. */
+	ASSERT_EQ(write_err(NUMAB_SYSCTL, "0"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "target_nid", "-1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "10000"), 0);
+}
+
+FIXTURE_TEARDOWN(hwhint)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KNOBS; i++)
+		if (self->saved[i][0])
+			write_str(saved_knobs[i], self->saved[i]);
+	if (self->hw.rg.buf)
+		unmap_region(&self->hw.rg);
+	free(self->hw.pfns);
+}
+
+/* Fault @size bytes in on the slow node and learn their PFNs. */
+static void place(struct __test_metadata *_metadata,
+		  struct hw_buf *self, size_t size)
+{
+	struct residency r;
+	unsigned long i;
+	int fd;
+
+	map_region(_metadata, &self->rg, size);
+	ASSERT_EQ(place_on_slow(&self->rg), 0);
+	ASSERT_EQ(query_residency(&self->rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, self->rg.nr, PLACED_PCT));
+
+	self->pfns = calloc(self->rg.nr, sizeof(*self->pfns));
+	ASSERT_NE(self->pfns, NULL);
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < self->rg.nr; i++) {
+		uint64_t e;
+		off_t off = (uintptr_t)self->rg.pages[i] / PAGE_STRIDE * sizeof(e);
+
+		ASSERT_EQ(pread(fd, &e, sizeof(e), off), (ssize_t)sizeof(e));
+		ASSERT_TRUE((e >> 63) != 0);	/* present */
+		self->pfns[i] = e & ((1ULL << 55) - 1);
+		ASSERT_NE(self->pfns[i], 0UL);	/* root sees PFNs */
+	}
+	close(fd);
+}
+
+static unsigned long promoted(struct __test_metadata *_metadata,
+			      struct hw_buf *self)
+{
+	struct residency r;
+
+	EXPECT_EQ(query_residency(&self->rg, &r), 0);
+	return r.top;
+}
+
+/* Report every page of the buffer once, in chunks the file accepts. */
+static void inject_all(struct __test_metadata *_metadata,
+		       struct hw_buf *self)
+{
+	char *text = malloc(INJECT_CHUNK + 32);
+	unsigned long i = 0;
+
+	ASSERT_NE(text, NULL);
+	while (i < self->rg.nr) {
+		size_t len = 0;
+
+		while (i < self->rg.nr && len < INJECT_CHUNK)
+			len += sprintf(text + len, "0x%lx ", self->pfns[i++]);
+		ASSERT_EQ(write_err(INJECT, text), 0);
+	}
+	free(text);
+}
+
+/* Wait for kmigrated to promote the region; the seconds it took. */
+static double wait_promoted(struct __test_metadata *_metadata,
+			    struct hw_buf *self)
+{
+	double t0 = now_s();
+
+	do {
+		usleep(200 * 1000);
+	} while (!reached_pct(promoted(_metadata, self), self->rg.nr, PROMOTED_PCT) &&
+		 now_s() - t0 < PROMOTE_WAIT_S);
+	return now_s() - t0;
+}
+
+TEST_F_TIMEOUT(hwhint, threshold_1, 120)
+{
+	unsigned long rec0, rep0, succ0, top;
+	double secs;
+
+	place(_metadata, &self->hw, BIG_SIZE);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	rec0 = vmstat("pghot_recorded_hwhints");
+	rep0 = vmstat("pghot_reported_hwhints");
+	succ0 = vmstat("pgpromote_success");
+
+	inject_all(_metadata, &self->hw);
+	secs = wait_promoted(_metadata, &self->hw);
+	top = promoted(_metadata, &self->hw);
+	TH_LOG("freq_threshold=1: %.2f%% of %lu pages promoted %.1f s after one round",
+	       pct(top, self->hw.rg.nr), self->hw.rg.nr, secs);
+	TH_LOG("recorded_hwhints +%lu, reported_hwhints +%lu, pgpromote_success +%lu",
+	       vmstat("pghot_recorded_hwhints") - rec0,
+	       vmstat("pghot_reported_hwhints") - rep0,
+	       vmstat("pgpromote_success") - succ0);
+	EXPECT_TRUE(reached_pct(top, self->hw.rg.nr, PROMOTED_PCT));
+	/* A page still in a per-CPU LRU batch is not tracked yet. */
+	EXPECT_TRUE(reached_pct(vmstat("pghot_recorded_hwhints") - rec0,
+				self->hw.rg.nr, PROMOTED_PCT));
+	EXPECT_LE(vmstat("pghot_recorded_hwhints") - rec0, self->hw.rg.nr);
+	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, self->hw.rg.nr);
+}
+
+TEST_F_TIMEOUT(hwhint, threshold_2, 120)
+{
+	unsigned long top;
+	double secs;
+
+	place(_metadata, &self->hw, SMALL_SIZE);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
+
+	inject_all(_metadata, &self->hw);
+	sleep(SETTLE_S);
+	top = promoted(_metadata, &self->hw);
+	TH_LOG("freq_threshold=2, one round: %.2f%% promoted", pct(top, self->hw.rg.nr));
+	EXPECT_LE(pct(top, self->hw.rg.nr), UNPROMOTED_MAX_PCT);
+
+	inject_all(_metadata, &self->hw);
+	secs = wait_promoted(_metadata, &self->hw);
+	top = promoted(_metadata, &self->hw);
+	TH_LOG("freq_threshold=2, two rounds: %.2f%% promoted after %.1f s",
+	       pct(top, self->hw.rg.nr), secs);
+	EXPECT_TRUE(reached_pct(top, self->hw.rg.nr, PROMOTED_PCT));
+}
+
+TEST_F_TIMEOUT(hwhint, source_off, 60)
+{
+	unsigned long rec0, rep0, top;
+
+	place(_metadata, &self->hw, SMALL_SIZE);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	rec0 = vmstat("pghot_recorded_hwhints");
+	rep0 = vmstat("pghot_reported_hwhints");
+
+	inject_all(_metadata, &self->hw);
+	sleep(SETTLE_S);
+	top = promoted(_metadata, &self->hw);
+	TH_LOG("sources 0x1: %lu of %lu promoted, recorded_hwhints +%lu, reported_hwhints +%lu",
+	       top, self->hw.rg.nr, vmstat("pghot_recorded_hwhints") - rec0,
+	       vmstat("pghot_reported_hwhints") - rep0);
+	EXPECT_EQ(top, 0UL);
+	EXPECT_EQ(vmstat("pghot_recorded_hwhints"), rec0);
+	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, self->hw.rg.nr);
+}
+
+TEST_F(hwhint, bad_input)
+{
+	static const char * const bad[] = {
+		"abc", "0x", "-1", "1x", "0xfffffffffffff", "\n", " ",
+		"%s:99", "%s:-1", "%s:", "%s %s:abc", "%s junk",
+	};
+	char text[128], pfn[32];
+	unsigned long rep0;
+	unsigned int i;
+
+	place(_metadata, &self->hw, 1UL << 20);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	snprintf(pfn, sizeof(pfn), "0x%lx", self->hw.pfns[0]);
+	rep0 = vmstat("pghot_reported_hwhints");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(text, sizeof(text), bad[i], pfn, pfn);
+		EXPECT_EQ(write_err(INJECT, text), EINVAL)
+			TH_LOG("inject \"%s\" was accepted", text);
+	}
+	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0);
+	/* And a good one still goes through. */
+	snprintf(text, sizeof(text), "%s:%d", pfn, TOP_NODE);
+	EXPECT_EQ(write_err(INJECT, text), 0);
+	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0 + 1);
+}
+
+TEST_F(hwhint, ibs_absent)
+{
+	char val[16];
+
+	if (access(IBS_ENABLED, W_OK))
+		SKIP(return, "no IBS provider built in");
+	if (!access("/sys/bus/event_source/devices/ibs_op", F_OK))
+		SKIP(return, "this CPU has IBS: not the failure path");
+	EXPECT_EQ(write_err(IBS_ENABLED, "1"), ENODEV);
+	ASSERT_EQ(read_str(IBS_ENABLED, val, sizeof(val)), 0);
+	EXPECT_STREQ(val, "0");
+	/* The hardware hint path still works. */
+	place(_metadata, &self->hw, 1UL << 20);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	snprintf(val, sizeof(val), "0x%lx", self->hw.pfns[0]);
+	EXPECT_EQ(write_err(INJECT, val), 0);
+}
+
+TEST_HARNESS_MAIN
