@@ -27,6 +27,7 @@ unsigned int pghot_kmigrated_sleep_ms __read_mostly = 100;
 unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
 
 struct pghot_node *pghot_nodes[MAX_NUMNODES];
+struct pghot_target pghot_targets[MAX_NUMNODES];
 static DEFINE_MUTEX(pghot_nodes_lock);
 
 /* Ready pages queued per node; more wait until kmigrated catches up. */
@@ -93,7 +94,10 @@ int pghot_default_target(int nid)
 	if (target != PGHOT_TARGET_AUTO && pghot_valid_target(target))
 		return target;
 	pn = READ_ONCE(pghot_nodes[nid]);
-	return pn ? READ_ONCE(pn->target) : NUMA_NO_NODE;
+	if (!pn)
+		return NUMA_NO_NODE;
+	target = READ_ONCE(pn->target);
+	return pghot_valid_target(target) ? target : NUMA_NO_NODE;
 }
 
 /**
@@ -126,23 +130,31 @@ unsigned int pghot_effective_window_ms(int target)
 	unsigned int th = 0;
 
 	if (target != NUMA_NO_NODE)
-		th = READ_ONCE(NODE_DATA(target)->nbp_threshold);
+		th = READ_ONCE(pghot_targets[target].window_ms);
 	return th ? : READ_ONCE(pghot_promote_window_ms);
 }
 
 static void pghot_queue_ready(struct pghot_node *pn, unsigned long pfn)
 {
-	unsigned int len;
+	unsigned int len, queued;
+	unsigned long flags;
+	bool was_empty;
 
-	if (!kfifo_in_spinlocked(&pn->ready, &pfn, 1, &pn->ready_lock)) {
+	spin_lock_irqsave(&pn->ready_lock, flags);
+	was_empty = kfifo_is_empty(&pn->ready);
+	queued = kfifo_in(&pn->ready, &pfn, 1);
+	len = kfifo_len(&pn->ready);
+	spin_unlock_irqrestore(&pn->ready_lock, flags);
+
+	if (!queued) {
 		/* kmigrated finds it once the queue has drained. */
 		pghot_record_defer(pfn);
-		WRITE_ONCE(pn->deferred, true);
+		WRITE_ONCE(pn->deferred, 1);
 		count_vm_event(PGHOT_READY_DEFERRED);
 		return;
 	}
-	len = kfifo_len(&pn->ready);
-	if ((len == 1 || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
+	/* The first page wakes an idle kmigrated, a full batch a waiting one. */
+	if ((was_empty || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
 	    wq_has_sleeper(&pn->wait))
 		wake_up_interruptible(&pn->wait);
 }
@@ -285,10 +297,15 @@ void pghot_node_stop(int nid)
 	mutex_lock(&pghot_nodes_lock);
 	pn = pghot_nodes[nid];
 	if (pn) {
+		unsigned long pfn;
+
 		WRITE_ONCE(pghot_nodes[nid], NULL);
 		/* pghot_record_access() may still look at it. */
 		synchronize_rcu();
 		kmigrated_stop(pn);
+		/* If the offline is cancelled, these pages must qualify anew. */
+		while (kfifo_get(&pn->ready, &pfn))
+			pghot_record_reset(pfn);
 		kfifo_free(&pn->ready);
 		kfree(pn);
 	}
@@ -322,6 +339,9 @@ static int pghot_node_callback(struct notifier_block *nb,
 	case NODE_REMOVING_LAST_MEMORY:
 		pghot_node_stop(nn->nid);
 		break;
+	case NODE_REMOVED_LAST_MEMORY:
+		/* Only now has the node left N_MEMORY: retarget. */
+		break;
 	default:
 		return NOTIFY_OK;
 	}
@@ -340,6 +360,8 @@ static int __init pghot_init(void)
 	err = pghot_records_init();
 	if (err) {
 		put_online_mems();
+		/* Hint faults promote the NUMA balancing way instead. */
+		WRITE_ONCE(pghot_enabled_sources, 0);
 		pr_err("cannot allocate records: %d; pghot is off\n", err);
 		return err;
 	}

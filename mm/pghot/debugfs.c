@@ -151,6 +151,8 @@ static int pghot_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "record_bytes_per_page %u\n", pghot_layout->size);
 	seq_printf(m, "record_memory_bytes %lu\n", bytes);
 	seq_printf(m, "tracked_pages %lu\n", pghot_tracked_pages());
+	/* pghot_node_stop() frees a node's state after a grace period. */
+	rcu_read_lock();
 	for_each_node(nid) {
 		struct pghot_node *pn = READ_ONCE(pghot_nodes[nid]);
 
@@ -159,6 +161,7 @@ static int pghot_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "node%d target %d queued %u\n", nid,
 			   pghot_default_target(nid), kfifo_len(&pn->ready));
 	}
+	rcu_read_unlock();
 	pghot_hwhint_show(m);
 	return 0;
 }

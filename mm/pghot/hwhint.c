@@ -165,6 +165,22 @@ void pghot_hwhint_flush_local(void)
 	put_cpu_ptr(&pghot_hwhint_cpus);
 }
 
+/**
+ * pghot_hwhint_flush_all - drain every online CPU's ring now
+ *
+ * Process context. A ring may be drained from any CPU: its consumers are
+ * serialised by its drain lock and its producer is lock-free.
+ */
+void pghot_hwhint_flush_all(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		pghot_hwhint_drain(per_cpu_ptr(&pghot_hwhint_cpus, cpu));
+		cond_resched();
+	}
+}
+
 static void pghot_hwhint_work_fn(struct work_struct *work)
 {
 	pghot_hwhint_drain(container_of(work, struct pghot_hwhint_cpu, work));
@@ -218,11 +234,12 @@ EXPORT_SYMBOL_GPL(pghot_hwhint_register);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p)
 {
 	mutex_lock(&pghot_hwhint_lock);
-	if (p->enabled)
-		p->disable();
-	p->enabled = false;
 	list_del(&p->list);
 	mutex_unlock(&pghot_hwhint_lock);
+	/* Outside our lock: the provider takes its own, then may tell us. */
+	if (READ_ONCE(p->enabled))
+		p->disable();
+	WRITE_ONCE(p->enabled, false);
 }
 EXPORT_SYMBOL_GPL(pghot_hwhint_unregister);
 
@@ -233,9 +250,7 @@ EXPORT_SYMBOL_GPL(pghot_hwhint_unregister);
  */
 void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled)
 {
-	mutex_lock(&pghot_hwhint_lock);
-	p->enabled = enabled;
-	mutex_unlock(&pghot_hwhint_lock);
+	WRITE_ONCE(p->enabled, enabled);
 }
 EXPORT_SYMBOL_GPL(pghot_hwhint_set_state);
 
@@ -250,7 +265,7 @@ void pghot_hwhint_show(struct seq_file *m)
 	mutex_lock(&pghot_hwhint_lock);
 	list_for_each_entry(p, &pghot_hwhint_providers, list)
 		seq_printf(m, "hwhint_provider %s %s\n", p->name,
-			   p->enabled ? "on" : "off");
+			   READ_ONCE(p->enabled) ? "on" : "off");
 	mutex_unlock(&pghot_hwhint_lock);
 }
 

@@ -82,17 +82,25 @@ static ssize_t pghot_inject_write(struct file *file, const char __user *ubuf,
 		ret = -EINVAL;
 		goto out;
 	}
-	/* One CPU's ring from the first sample to the final drain. */
-	preempt_disable();
-	for (i = 0; i < n; i++) {
-		int nid = in[i].nid == NUMA_NO_NODE ? numa_node_id() : in[i].nid;
+	i = 0;
+	while (i < n) {
+		int nid;
+		bool queued;
 
-		/* Ring full: make room instead of dropping. */
-		while (!pghot_hwhint_queue(in[i].pfn, nid, jiffies))
+		preempt_disable();
+		nid = in[i].nid == NUMA_NO_NODE ? numa_node_id() : in[i].nid;
+		queued = pghot_hwhint_queue(in[i].pfn, nid, jiffies);
+		preempt_enable();
+		if (!queued) {
+			/* Ring full: make room instead of dropping. */
 			pghot_hwhint_flush_local();
+			continue;
+		}
+		if (!(++i % 256))
+			cond_resched();
 	}
-	pghot_hwhint_flush_local();
-	preempt_enable();
+	/* Wherever the samples went, they are recorded when we return. */
+	pghot_hwhint_flush_all();
 out:
 	kvfree(in);
 	kfree(buf);

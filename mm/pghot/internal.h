@@ -94,11 +94,23 @@ struct pghot_node {
 	wait_queue_head_t wait;
 	DECLARE_KFIFO_PTR(ready, unsigned long);	/* PFNs of ready pages */
 	spinlock_t ready_lock;
-	bool deferred;			/* ready pages wait outside the queue */
+	unsigned int deferred;		/* ready pages wait outside the queue */
 	int target;			/* default target: nearest toptier node */
 };
 
 extern struct pghot_node *pghot_nodes[MAX_NUMNODES];
+
+/*
+ * Per target node: the promotion window kmigrated adapts so that the
+ * candidates for that target track the rate limit (0: promote_window_ms).
+ */
+struct pghot_target {
+	unsigned int window_ms;
+	unsigned int start;		/* adaptation period start, ms */
+	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
+};
+
+extern struct pghot_target pghot_targets[MAX_NUMNODES];
 
 /* Tunables, see Documentation/admin-guide/mm/pghot.rst. */
 extern unsigned int pghot_enabled_sources;
@@ -141,6 +153,7 @@ unsigned int pghot_effective_window_ms(int target);
 struct seq_file;
 bool pghot_hwhint_queue(unsigned long pfn, int nid, unsigned long now);
 void pghot_hwhint_flush_local(void);
+void pghot_hwhint_flush_all(void);
 void pghot_hwhint_show(struct seq_file *m);
 
 /* kmigrated.c */

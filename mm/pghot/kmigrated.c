@@ -53,18 +53,20 @@ struct kmigrated_batch {
 static bool kmigrated_may_promote(int target, long nr)
 {
 	struct pglist_data *pgdat = NODE_DATA(target);
+	struct pghot_target *t = &pghot_targets[target];
 	unsigned long rate_limit;
 
 	if (pgdat_free_space_enough(pgdat)) {
 		/* Workload changed: start adapting afresh. */
-		pgdat->nbp_threshold = 0;
+		WRITE_ONCE(t->window_ms, 0);
 		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
 		return true;
 	}
 	rate_limit = pghot_rate_limit_pages();
 	numa_promotion_adjust_threshold(pgdat, rate_limit,
 					READ_ONCE(pghot_promote_window_ms),
-					PGHOT_THRESHOLD_PERIOD_MS);
+					PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms,
+					&t->start, &t->nr_cand);
 	return !numa_promotion_rate_limit(pgdat, rate_limit, nr);
 }
 
@@ -137,14 +139,14 @@ static void kmigrated_do_batch(struct pghot_node *pn, unsigned long *pfns)
 
 	b.taken = kfifo_out_spinlocked(&pn->ready, pfns, batch_nr,
 				       &pn->ready_lock);
-	if (b.taken < batch_nr && READ_ONCE(pn->deferred)) {
+	/* Full barrier: a page deferred after the scan sets the flag again. */
+	if (b.taken < batch_nr && xchg(&pn->deferred, 0)) {
 		unsigned int n;
 
-		WRITE_ONCE(pn->deferred, false);
 		n = pghot_collect_deferred(pn->nid, pfns + b.taken,
 					   batch_nr - b.taken);
 		if (n == batch_nr - b.taken)
-			WRITE_ONCE(pn->deferred, true);
+			WRITE_ONCE(pn->deferred, 1);
 		b.taken += n;
 	}
 	if (!b.taken)

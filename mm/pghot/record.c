@@ -108,6 +108,11 @@ static u32 pghot_stale_units(const struct pghot_layout *l)
 	return 1U << (l->time_bits - 2);
 }
 
+static u32 pghot_half_range(const struct pghot_layout *l)
+{
+	return 1U << (l->time_bits - 1);
+}
+
 /**
  * pghot_window_units - a promotion window in time units
  * @window_ms: the window in milliseconds
@@ -153,6 +158,16 @@ u32 pghot_update_record(const struct pghot_layout *l,
 	u32 age = (now - pghot_rec_time(l, old)) & pghot_time_mask(l);
 	u32 new;
 
+	/*
+	 * An open window is never older than half the time field's range
+	 * (see pghot_revalidate()), so a larger age is an access from just
+	 * before the recorded one that arrived late (samples drained by
+	 * another CPU, two sources): it counts, and the time stays.
+	 */
+	if (freq && age >= pghot_half_range(l)) {
+		now = pghot_rec_time(l, old);
+		age = 0;
+	}
 	if (freq && age < a->window)
 		freq = min(freq + 1, pghot_freq_max(l));
 	else
@@ -212,19 +227,25 @@ static bool rec_cmpxchg(const struct pghot_layout *l, struct pghot_section *s,
 	return try_cmpxchg(&s->records[idx], old, new);
 }
 
-/* Close the window of every record that cannot be in one any more. */
+/*
+ * Close the window of every record that cannot be in one any more. Runs
+ * at the current time @now, under the clock in force now: no record is
+ * newer and none is in the units of an older clock.
+ */
 static void pghot_revalidate(const struct pghot_layout *l,
-			     struct pghot_section *s, unsigned long now,
-			     unsigned long word)
+			     struct pghot_section *s, unsigned long now)
 {
-	const struct pghot_clock c = { .shift = clock_shift(word) };
 	u32 stale = pghot_stale_units(l);
-	u32 now_units = pghot_now_units(l, &c, now);
 	unsigned long range = (unsigned long)pghot_time_mask(l) + 1;
+	unsigned long i, flags, word;
+	struct pghot_clock c;
+	u32 now_units;
 	bool all;
-	unsigned long i, flags;
 
 	spin_lock_irqsave(&s->lock, flags);
+	word = READ_ONCE(pghot_clock_word);
+	c.shift = clock_shift(word);
+	now_units = pghot_now_units(l, &c, now);
 	if (s->gen == clock_gen(word) &&
 	    time_before(now, s->validated + ((unsigned long)stale << c.shift))) {
 		/* Somebody else did it meanwhile. */
@@ -277,8 +298,9 @@ int pghot_record_touch(unsigned long pfn, const struct pghot_access *a,
 {
 	const struct pghot_layout *l = pghot_layout;
 	unsigned long idx = pfn & (PAGES_PER_SECTION - 1);
+	struct pghot_access at = *a;
+	unsigned long word, validated, cur;
 	struct pghot_section *s;
-	unsigned long word, validated;
 	struct pghot_clock c;
 	u32 old, new;
 	int ret = -ENOENT;
@@ -288,19 +310,36 @@ int pghot_record_touch(unsigned long pfn, const struct pghot_access *a,
 	s = pghot_section_get(pfn);
 	if (!s)
 		goto out;
-	word = READ_ONCE(pghot_clock_word);
-	/* Pairs with the release in pghot_revalidate(). */
-	validated = smp_load_acquire(&s->validated);
-	if (READ_ONCE(s->gen) != clock_gen(word) ||
-	    time_after_eq(a->now, validated +
-			  ((unsigned long)pghot_stale_units(l) << clock_shift(word))))
-		pghot_revalidate(l, s, a->now, word);
+	/*
+	 * Revalidate at the current time, not at the access time, which may
+	 * lie in the past (samples wait in a ring before they are drained).
+	 * Tests pass times ahead of jiffies to let time pass.
+	 */
+	cur = time_after(at.now, jiffies) ? at.now : jiffies;
+	for (;;) {
+		word = READ_ONCE(pghot_clock_word);
+		/* Pairs with the release in pghot_revalidate(). */
+		validated = smp_load_acquire(&s->validated);
+		if (READ_ONCE(s->gen) == clock_gen(word) &&
+		    time_before(cur, validated +
+				((unsigned long)pghot_stale_units(l) << clock_shift(word))))
+			break;
+		pghot_revalidate(l, s, cur);
+	}
+	/* Nothing may be recorded as older than the last revalidation. */
+	if (time_before(at.now, validated))
+		at.now = validated;
 	c.shift = clock_shift(word);
 	old = rec_load(l, s, idx);
 	do {
-		new = pghot_update_record(l, &c, old, a);
+		new = pghot_update_record(l, &c, old, &at);
 	} while (!rec_cmpxchg(l, s, idx, &old, new));
-	*became_ready = !(old & pghot_ready_bit(l)) && (new & pghot_ready_bit(l));
+	/* The clock changed under us: this record is in the old units. */
+	if (unlikely(READ_ONCE(pghot_clock_word) != word))
+		pghot_record_take_ready(pfn, &old);
+	else
+		*became_ready = !(old & pghot_ready_bit(l)) &&
+				(new & pghot_ready_bit(l));
 	ret = 0;
 out:
 	rcu_read_unlock();

@@ -12,38 +12,13 @@
 
 #include <kunit/test.h>
 
-struct pghot_test_nbp {
-	unsigned int rl_start, th_start, threshold;
-	unsigned long rl_nr_cand, th_nr_cand;
-};
-
-static void pghot_test_nbp_save(struct pglist_data *pgdat,
-				struct pghot_test_nbp *s)
-{
-	s->rl_start = pgdat->nbp_rl_start;
-	s->rl_nr_cand = pgdat->nbp_rl_nr_cand;
-	s->th_start = pgdat->nbp_th_start;
-	s->th_nr_cand = pgdat->nbp_th_nr_cand;
-	s->threshold = pgdat->nbp_threshold;
-}
-
-static void pghot_test_nbp_restore(struct pglist_data *pgdat,
-				   const struct pghot_test_nbp *s)
-{
-	pgdat->nbp_rl_start = s->rl_start;
-	pgdat->nbp_rl_nr_cand = s->rl_nr_cand;
-	pgdat->nbp_th_start = s->th_start;
-	pgdat->nbp_th_nr_cand = s->th_nr_cand;
-	pgdat->nbp_threshold = s->threshold;
-}
-
 static void pghot_test_rate_limit(struct kunit *test)
 {
 	struct pglist_data *pgdat = NODE_DATA(first_memory_node);
 	unsigned int now = jiffies_to_msecs(jiffies);
-	struct pghot_test_nbp saved;
+	unsigned long saved_nr_cand = pgdat->nbp_rl_nr_cand;
+	unsigned int saved_start = pgdat->nbp_rl_start;
 
-	pghot_test_nbp_save(pgdat, &saved);
 	/*
 	 * Batches larger than any per-cpu stat threshold, so the node
 	 * counter the limit reads is exact. The batch that opens a window
@@ -58,46 +33,49 @@ static void pghot_test_rate_limit(struct kunit *test)
 	/* A new window opens the budget again. */
 	pgdat->nbp_rl_start = jiffies_to_msecs(jiffies) - 2 * MSEC_PER_SEC;
 	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	pghot_test_nbp_restore(pgdat, &saved);
+	pgdat->nbp_rl_start = saved_start;
+	pgdat->nbp_rl_nr_cand = saved_nr_cand;
 }
 
 static void pghot_test_adjust_threshold(struct kunit *test)
 {
 	struct pglist_data *pgdat = NODE_DATA(first_memory_node);
 	unsigned long cand = node_page_state(pgdat, PGPROMOTE_CANDIDATE);
+	struct pghot_target saved = pghot_targets[first_memory_node];
 	const unsigned int ref = 4000, period = 1000;
-	struct pghot_test_nbp saved;
+	struct pghot_target t = { };
 
-	pghot_test_nbp_save(pgdat, &saved);
 	/* Far more candidates than the limit allows: stricter (smaller). */
-	pgdat->nbp_threshold = 0;
-	pgdat->nbp_th_start = jiffies_to_msecs(jiffies) - 2 * period;
-	pgdat->nbp_th_nr_cand = cand - 1000;
-	numa_promotion_adjust_threshold(pgdat, 10, ref, period);
-	KUNIT_EXPECT_LT(test, pgdat->nbp_threshold, ref);
-	KUNIT_EXPECT_GT(test, pgdat->nbp_threshold, 0U);
+	t.start = jiffies_to_msecs(jiffies) - 2 * period;
+	t.nr_cand = cand - 1000;
+	numa_promotion_adjust_threshold(pgdat, 10, ref, period, &t.window_ms,
+					&t.start, &t.nr_cand);
+	KUNIT_EXPECT_LT(test, t.window_ms, ref);
+	KUNIT_EXPECT_GT(test, t.window_ms, 0U);
 
 	/* Fewer than the limit: looser, up to twice the reference. */
-	pgdat->nbp_threshold = ref;
-	pgdat->nbp_th_start = jiffies_to_msecs(jiffies) - 2 * period;
-	pgdat->nbp_th_nr_cand = node_page_state(pgdat, PGPROMOTE_CANDIDATE);
-	numa_promotion_adjust_threshold(pgdat, 1000, ref, period);
-	KUNIT_EXPECT_GT(test, pgdat->nbp_threshold, ref);
-	KUNIT_EXPECT_LE(test, pgdat->nbp_threshold, 2 * ref);
+	t.window_ms = ref;
+	t.start = jiffies_to_msecs(jiffies) - 2 * period;
+	t.nr_cand = node_page_state(pgdat, PGPROMOTE_CANDIDATE);
+	numa_promotion_adjust_threshold(pgdat, 1000, ref, period, &t.window_ms,
+					&t.start, &t.nr_cand);
+	KUNIT_EXPECT_GT(test, t.window_ms, ref);
+	KUNIT_EXPECT_LE(test, t.window_ms, 2 * ref);
 
 	/* Inside the period nothing moves. */
-	pgdat->nbp_threshold = ref;
-	pgdat->nbp_th_start = jiffies_to_msecs(jiffies);
-	numa_promotion_adjust_threshold(pgdat, 1000, ref, period);
-	KUNIT_EXPECT_EQ(test, pgdat->nbp_threshold, ref);
+	t.window_ms = ref;
+	t.start = jiffies_to_msecs(jiffies);
+	numa_promotion_adjust_threshold(pgdat, 1000, ref, period, &t.window_ms,
+					&t.start, &t.nr_cand);
+	KUNIT_EXPECT_EQ(test, t.window_ms, ref);
 
-	/* And the adapted value is what pghot uses for that target. */
-	pgdat->nbp_threshold = 1234;
+	/* The adapted window is what pghot uses for that target. */
+	pghot_targets[first_memory_node].window_ms = 1234;
 	KUNIT_EXPECT_EQ(test, pghot_effective_window_ms(first_memory_node), 1234U);
-	pgdat->nbp_threshold = 0;
+	pghot_targets[first_memory_node].window_ms = 0;
 	KUNIT_EXPECT_EQ(test, pghot_effective_window_ms(first_memory_node),
 			READ_ONCE(pghot_promote_window_ms));
-	pghot_test_nbp_restore(pgdat, &saved);
+	pghot_targets[first_memory_node] = saved;
 }
 
 static struct kunit_case pghot_kmigrated_test_cases[] = {

@@ -100,6 +100,21 @@ static void pghot_test_ready(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rec & pghot_ready_bit(l));
 }
 
+/* A sample from just before the last one, drained late, still counts. */
+static void pghot_test_late_arrival(struct kunit *test)
+{
+	const struct pghot_layout *l = *(const struct pghot_layout **)test->param_value;
+	unsigned long t = 500 * TEST_UNIT;
+	u32 rec;
+
+	rec = access_at(l, 0, t + 2 * TEST_UNIT, 7);
+	rec = access_at(l, rec, t + TEST_UNIT, 7);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 2U);
+	/* The record keeps the newer time. */
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, rec),
+			(u32)((t + 2 * TEST_UNIT) >> TEST_SHIFT) & pghot_time_mask(l));
+}
+
 static void pghot_test_jiffies_wrap(struct kunit *test)
 {
 	const struct pghot_layout *l = *(const struct pghot_layout **)test->param_value;
@@ -256,6 +271,7 @@ static struct kunit_case pghot_record_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_window, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_saturation, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_ready, pghot_layout_gen_params),
+	KUNIT_CASE_PARAM(pghot_test_late_arrival, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_jiffies_wrap, pghot_layout_gen_params),
 	KUNIT_CASE(pghot_test_take_ready),
 	KUNIT_CASE(pghot_test_time_field_wrap),

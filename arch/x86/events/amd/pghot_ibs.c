@@ -116,8 +116,13 @@ static int pghot_ibs_cpu_online(unsigned int cpu)
 
 	event = perf_event_create_kernel_counter(&pghot_ibs_attr, cpu, NULL,
 						 pghot_ibs_overflow, NULL);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
+	if (IS_ERR(event)) {
+		/* While arming: all CPUs or none. Later: never block a CPU. */
+		if (!pghot_ibs_armed)
+			return PTR_ERR(event);
+		pr_warn("no IBS sampling on CPU %u: %ld\n", cpu, PTR_ERR(event));
+		return 0;
+	}
 	per_cpu(pghot_ibs_events, cpu) = event;
 	return 0;
 }
