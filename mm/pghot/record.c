@@ -12,8 +12,9 @@
  * remembers when it was last "validated". An access to a section that has
  * not been validated for a quarter of the time field's range first clears
  * the window of every record older than that (see pghot_revalidate()), so
- * any open window is always younger than a quarter of the range and
- * decodes without ambiguity. Idle sections cost nothing.
+ * when an access is applied every open window is younger than half the
+ * range and decodes without ambiguity; an apparent age beyond half the
+ * range is an access that arrived late. Idle sections cost nothing.
  */
 #include <linux/jiffies.h>
 #include <linux/memory.h>
