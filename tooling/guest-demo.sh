@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run inside the test VM (tooling/demo.sh boots it): the reference
+# benchmarks side by side on this one kernel, every configuration
+# DEMO_REPS times, raw JSON to $DEMO_OUT/raw/.
+#
+#   C1  numa_balancing=0                          no promotion
+#   C2  numa_balancing=2, pghot sources 0x0       today's NUMAB2 (legacy)
+#   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot
+#   C5  numa_balancing=0, sources 0x2, threshold 1  injected hardware hints
+#   C6  numa_balancing=0, sources 0x2, threshold 2  injected hardware hints
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=$TOP/out/selftests/pghot-bench
+D=/sys/kernel/debug/pghot
+SCHED=/sys/kernel/debug/sched/numa_balancing
+DEMO_OUT=${DEMO_OUT:-$TOP/out/demo}
+DEMO_REPS=${DEMO_REPS:-3}
+DEMO_DURATION=${DEMO_DURATION:-20}
+DEMO_SCENARIOS=${DEMO_SCENARIOS:-promotion precision overcommit}
+HOT_MB=${DEMO_HOT_MB:-256}
+mkdir -p "$DEMO_OUT/raw"
+
+w() { echo "$2" > "$1" || { echo "cannot write $2 to $1" >&2; exit 1; }; }
+
+# Fast scans, as in the selftests: a hint fault per page per pass.
+w $SCHED/scan_delay_ms 0
+w $SCHED/scan_period_min_ms 100
+w $SCHED/scan_period_max_ms 200
+w $SCHED/scan_size_mb 1024
+w /sys/kernel/mm/numa/demotion_enabled 1
+
+config() {	# name [freq_threshold]
+	local ft=${2:-1}
+	w $D/promote_window_ms 4000
+	w $D/freq_threshold "$ft"
+	case $1 in
+	C1) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0 ;;
+	C2) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0 ;;
+	C4) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0x1 ;;
+	C5|C6) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0x2 ;;
+	esac
+}
+
+run() {		# scenario config rep [bench args...]
+	local s=$1 c=$2 r=$3 extra=()
+	shift 3
+	case $c in C5|C6) extra=(--inject-rounds 1000 --inject-interval-ms 1000) ;; esac
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	printf 'demo: %-10s %s run %d/%d ...\n' "$s" "$c" "$r" "$DEMO_REPS" >&2
+	"$BENCH" --label "$s/$c/$r" --cpu-node 0 --mem-node 2 --threads 1 \
+		--duration-s "$DEMO_DURATION" --sample-ms 500 "${extra[@]}" "$@" \
+		--json "$DEMO_OUT/raw/$s-$c-$r.json" || echo "demo: $s $c run $r failed" >&2
+}
+
+for s in $DEMO_SCENARIOS; do
+	for r in $(seq 1 "$DEMO_REPS"); do
+		case $s in
+		promotion)
+			for c in C1 C2 C4 C5 C6; do
+				ft=1; [ $c = C6 ] && ft=2
+				config $c $ft; run $s $c $r --hot-mb "$HOT_MB"
+			done ;;
+		precision)
+			# Cold pages touched once every two windows: warm, not hot.
+			for c in C2 C4 C6; do
+				config $c 2; w $D/promote_window_ms 1000
+				run $s $c $r --hot-mb "$HOT_MB" --cold-mb "$HOT_MB" \
+					--cold-interval-ms 2000
+			done ;;
+		overcommit)
+			# Node 0 mostly taken by a resident hog: promotion has to
+			# compete with demotion for the top tier.
+			for c in C1 C2 C4; do
+				config $c 1
+				run $s $c $r --hot-mb 1536 --hog-mb 1400 --hog-node 0
+			done ;;
+		*) echo "unknown scenario $s" >&2; exit 1 ;;
+		esac
+	done
+done
+w /proc/sys/kernel/numa_balancing 0

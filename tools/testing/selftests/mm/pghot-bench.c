@@ -1,0 +1,1277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pghot-bench: the tiered-memory promotion microbenchmark of the pghot
+ * series, shaped like the one of the reference mails: threads on one node
+ * make random 4K-page loads and stores over a "hot" set that starts out on
+ * a lower-tier (CXL) node, and the benchmark records how fast the kernel
+ * moves that set off the slow node and what it costs.
+ *
+ * Optionally a "cold" set beside it is touched once per interval (it should
+ * not be promoted), a "hog" fills the top tier first (overcommit), and the
+ * hot set's PFNs are written to the pghot debug injection file to emulate
+ * hardware (IBS) samples where there is no sampling hardware.
+ *
+ * It prints one JSON object (parameters, throughput, time to promote 95% of
+ * the hot set, /proc/vmstat deltas and a residency sample every --sample-ms)
+ * and a one-line summary on stderr. It needs nothing but libnuma, so it runs
+ * unchanged in the test VM and on a real CXL box. It is not a kselftest:
+ * it has no pass/fail, it measures.
+ *
+ *	echo 2 > /proc/sys/kernel/numa_balancing
+ *	pghot-bench --hot-mb 1024 --threads 8 --label numab2 --json out.json
+ *
+ * Exit status: 0 done, 1 bad option, 2 the system cannot run it (node
+ * without memory, placement failed, no injection file, a failed system
+ * call during the run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#define PAGE_SZ			4096UL	/* accesses are per 4K page */
+#define WORDS_PER_PAGE		(PAGE_SZ / sizeof(unsigned long))
+#define MIB_SHIFT		20
+#define MAX_MB			16777216ULL	/* 16 TiB: no overflow */
+
+#define PLACED_PCT		99	/* of each set on --mem-node at start */
+#define SETTLED_PCT		95	/* "seconds_to_95pct" */
+
+#define QUERY_CHUNK		16384	/* pages per move_pages() call */
+#define PAGEMAP_CHUNK		8192	/* pagemap entries per pread() */
+#define BATCH_OPS		4096	/* accesses between stop checks */
+#define CACHELINE		64
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+#define INJECT_PATH		PGHOT_DIR "inject"
+#define INJECT_MAX		(60 * 1024)	/* bytes per write() */
+#define INJECT_TOKEN_MAX	20	/* "0x" + 16 hex digits + ' ' + NUL */
+
+#define EXIT_USAGE		1
+#define EXIT_SETUP		2
+
+/*
+ * The /proc/vmstat counters of every sample. The first ones are the
+ * promotion and NUMA balancing counters of any 7.x kernel; the rest exist
+ * only with pghot. Counters the running kernel lacks are left out of the
+ * output.
+ */
+static const char * const vmstat_names[] = {
+	"pgpromote_success", "pgpromote_candidate", "pgpromote_candidate_nrl",
+	"numa_pte_updates", "numa_hint_faults", "numa_pages_migrated",
+	"pgdemote_kswapd", "pgdemote_direct", "pgmigrate_success",
+	"pghot_recorded_accesses", "pghot_recorded_hintfaults",
+	"pghot_recorded_hwhints", "pghot_reported_hwhints",
+	"hwhint_total_events", "hwhint_useful_events", "hwhint_dropped_events",
+	"hwhint_dram_accesses", "hwhint_extmem_accesses", "pghot_ready",
+	/* Why a ready page was not promoted (ping-pong, overcommit). */
+	"pghot_ready_deferred", "pghot_promote_ratelimited",
+	"pghot_promote_target_full", "pghot_promote_isolate_failed",
+	"pghot_promote_failed", "pghot_promote_stale",
+	"pghot_promote_no_target",
+	/* Reports pghot did not track (e.g. hints for promoted pages). */
+	"pghot_ignored_toptier", "pghot_ignored_offline",
+	"pghot_ignored_nonlru",
+};
+
+#define NR_VMSTAT		ARRAY_SIZE(vmstat_names)
+
+/* Tunables recorded in the output so that runs can be told apart. */
+static const char * const setting_paths[] = {
+	"/proc/sys/kernel/numa_balancing",
+	"/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps",
+	PGHOT_DIR "enabled_sources", PGHOT_DIR "target_nid",
+	PGHOT_DIR "freq_threshold", PGHOT_DIR "promote_window_ms",
+	PGHOT_DIR "rate_limit_MBps", PGHOT_DIR "kmigrated_sleep_ms",
+	PGHOT_DIR "kmigrated_batch_nr",
+};
+
+struct options {
+	int cpu_node;
+	int mem_node;
+	unsigned long long hot_mb;
+	unsigned long long cold_mb;
+	unsigned long long cold_interval_ms;
+	unsigned int threads;
+	unsigned long long accesses;	/* per thread; 0: run duration_s */
+	unsigned long long duration_s;
+	unsigned int store_pct;
+	unsigned long long sample_ms;
+	unsigned long long seed;
+	const char *label;
+	const char *json;		/* NULL: stdout */
+	unsigned long long hog_mb;
+	int hog_node;
+	unsigned long long inject_rounds;
+	unsigned long long inject_interval_ms;
+};
+
+/* A set of 4K pages in one anonymous mapping. */
+struct set {
+	const char *name;
+	char *buf;
+	size_t size;
+	unsigned long nr;
+};
+
+/* A snapshot of vmstat_names[]; present[i] is 0 if the kernel lacks it. */
+struct counters {
+	unsigned long long val[NR_VMSTAT];
+	unsigned char present[NR_VMSTAT];
+};
+
+/* Pages of a set on the node it was placed on, and elsewhere. */
+struct residency {
+	unsigned long on;
+	unsigned long off;
+};
+
+struct sample {
+	double t;			/* seconds since the start */
+	double query_s;			/* how long the residency query took */
+	unsigned long long ops;		/* all threads, so far */
+	struct residency hot, cold, hog;
+	struct counters vm;
+};
+
+struct bench;
+
+struct worker {
+	struct bench *b;
+	pthread_t tid;
+	unsigned int id;
+	unsigned long long seed;
+	unsigned long long ops;		/* __atomic: read by the sampler */
+	unsigned long long sink;	/* what the loads read */
+	double end;			/* when it stopped */
+	/* Keep the next worker's counters out of this one's cache line. */
+	char pad[CACHELINE];
+};
+
+struct bench {
+	struct options opt;
+	struct set hot, cold, hog;
+	struct worker *workers;
+	/* move_pages() arrays; the sampler's, or main's when it is idle. */
+	void **qpages;
+	int *qstatus;
+	struct counters vm_start;
+	struct sample *samples;
+	size_t nr_samples, max_samples;
+	unsigned long long cold_passes;
+	unsigned long long cold_sink;	/* what the cold loads read */
+	unsigned long long inject_rounds_done;
+	unsigned long long injected_pfns;
+};
+
+/*
+ * Run state shared by all threads. Workers poll @stop; the other threads
+ * sleep on @cond (CLOCK_MONOTONIC) so that a stop wakes them at once.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;			/* __atomic */
+	int failed;			/* __atomic */
+	double t0;			/* start of the accesses */
+} run = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static const char *prog = "pghot-bench";
+
+static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define die(code, ...)		do { msg(__VA_ARGS__); exit(code); } while (0)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int stopped(void)
+{
+	return __atomic_load_n(&run.stop, __ATOMIC_ACQUIRE);
+}
+
+static void stop_run(void)
+{
+	pthread_mutex_lock(&run.lock);
+	__atomic_store_n(&run.stop, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&run.cond);
+	pthread_mutex_unlock(&run.lock);
+}
+
+/* A helper thread failed: say why and end the run; main exits 2. */
+static void fail_run(const char *what)
+{
+	msg("%s: %s", what, strerror(errno));
+	__atomic_store_n(&run.failed, 1, __ATOMIC_RELEASE);
+	stop_run();
+}
+
+/* Sleep until the monotonic time @when or a stop; nonzero if stopped. */
+static int wait_until(double when)
+{
+	struct timespec ts;
+	int stop;
+
+	ts.tv_sec = (time_t)when;
+	ts.tv_nsec = (long)((when - ts.tv_sec) * 1e9);
+	if (ts.tv_nsec > 999999999)
+		ts.tv_nsec = 999999999;
+	pthread_mutex_lock(&run.lock);
+	while (!(stop = stopped()) && now_s() < when)
+		pthread_cond_timedwait(&run.cond, &run.lock, &ts);
+	pthread_mutex_unlock(&run.lock);
+	return stop;
+}
+
+static int init_run(void)
+{
+	pthread_condattr_t attr;
+
+	if (pthread_condattr_init(&attr) ||
+	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&run.cond, &attr))
+		return -1;
+	pthread_condattr_destroy(&attr);
+	return 0;
+}
+
+/* ---- options ---- */
+
+enum {
+	OPT_CPU_NODE = 256, OPT_MEM_NODE, OPT_HOT_MB, OPT_COLD_MB,
+	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
+	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
+	OPT_HOG_MB, OPT_HOG_NODE, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "cpu-node",		required_argument, NULL, OPT_CPU_NODE },
+	{ "mem-node",		required_argument, NULL, OPT_MEM_NODE },
+	{ "hot-mb",		required_argument, NULL, OPT_HOT_MB },
+	{ "cold-mb",		required_argument, NULL, OPT_COLD_MB },
+	{ "cold-interval-ms",	required_argument, NULL, OPT_COLD_INTERVAL },
+	{ "threads",		required_argument, NULL, OPT_THREADS },
+	{ "accesses",		required_argument, NULL, OPT_ACCESSES },
+	{ "duration-s",		required_argument, NULL, OPT_DURATION },
+	{ "store-pct",		required_argument, NULL, OPT_STORE_PCT },
+	{ "sample-ms",		required_argument, NULL, OPT_SAMPLE_MS },
+	{ "seed",		required_argument, NULL, OPT_SEED },
+	{ "label",		required_argument, NULL, OPT_LABEL },
+	{ "json",		required_argument, NULL, OPT_JSON },
+	{ "hog-mb",		required_argument, NULL, OPT_HOG_MB },
+	{ "hog-node",		required_argument, NULL, OPT_HOG_NODE },
+	{ "inject-rounds",	required_argument, NULL, OPT_INJECT_ROUNDS },
+	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
+	{ "help",		no_argument,       NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+	"Random 4K loads/stores from --cpu-node over a hot set placed on --mem-node;\n"
+	"reports how fast the kernel promotes it, as one JSON object.\n"
+	"\n"
+	"  --cpu-node N            node the threads run on (default 0)\n"
+	"  --mem-node N            node the sets are placed on (default 2)\n"
+	"  --hot-mb M              hot set size in MiB (default 256)\n"
+	"  --cold-mb M             cold set size in MiB (default 0)\n"
+	"  --cold-interval-ms I    touch every cold page once per I ms, from one\n"
+	"                          thread (default 0: never)\n"
+	"  --threads T             access threads (default 1)\n"
+	"  --accesses N            accesses per thread; the run ends when all\n"
+	"                          threads are done (excludes --duration-s)\n"
+	"  --duration-s S          run for S seconds (default 30)\n"
+	"  --store-pct P           percent of accesses that are stores (default 50)\n"
+	"  --sample-ms I           residency/vmstat sample period (default 1000)\n"
+	"  --seed X                PRNG seed (default 1)\n"
+	"  --label STR             copied into the JSON\n"
+	"  --json FILE             write the JSON there (default stdout)\n"
+	"  --hog-mb M              fill M MiB on --hog-node before the run and keep\n"
+	"                          it mapped (overcommit scenario)\n"
+	"  --hog-node N            node of the hog (default: --cpu-node)\n"
+	"  --inject-rounds R       write the hot set's PFNs to\n"
+	"                          " INJECT_PATH " R times (needs root)\n"
+	"  --inject-interval-ms I  between rounds (default 1000)\n"
+	"  --help                  this text\n"
+	"\n"
+	"Exit status: 0 done, 1 bad option, 2 the system cannot run it.\n";
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: %s [options]\n", prog);
+	fputs(usage_text, f);
+}
+
+/* Parse @arg of --@name as a number in [@min, @max], or exit 1. */
+static unsigned long long parse_num(const char *name, const char *arg,
+				    int base, unsigned long long min,
+				    unsigned long long max)
+{
+	unsigned long long val;
+	char *end;
+
+	errno = 0;
+	val = strtoull(arg, &end, base);
+	/* strtoull() takes "-1" as ULLONG_MAX; refuse any sign. */
+	if (!*arg || *arg == '-' || *arg == '+' || *end || errno)
+		die(EXIT_USAGE, "--%s: '%s' is not a non-negative integer",
+		    name, arg);
+	if (val < min || val > max)
+		die(EXIT_USAGE, "--%s: %llu is out of range [%llu, %llu]",
+		    name, val, min, max);
+	return val;
+}
+
+/* Options that only make sense together, and nodes this box has. */
+static void check_options(struct options *o, int have_acc, int have_dur,
+			  int have_hog_node, int have_interval)
+{
+	if (have_acc && have_dur)
+		die(EXIT_USAGE, "--accesses and --duration-s exclude each other");
+	if (o->cold_interval_ms && !o->cold_mb)
+		die(EXIT_USAGE, "--cold-interval-ms needs --cold-mb");
+	if (have_hog_node && !o->hog_mb)
+		die(EXIT_USAGE, "--hog-node needs --hog-mb");
+	if (have_interval && !o->inject_rounds)
+		die(EXIT_USAGE, "--inject-interval-ms needs --inject-rounds");
+	if (!have_hog_node)
+		o->hog_node = o->cpu_node;
+	if (!have_acc && !have_dur)
+		o->duration_s = 30;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int have_acc = 0, have_dur = 0, have_hog_node = 0, have_interval = 0;
+	int c, idx = 0;
+
+	*o = (struct options) {
+		.cpu_node = 0, .mem_node = 2, .hot_mb = 256, .threads = 1,
+		.store_pct = 50, .sample_ms = 1000, .seed = 1, .label = "",
+		.inject_interval_ms = 1000,
+	};
+
+	while ((c = getopt_long(argc, argv, "", long_opts, &idx)) != -1) {
+		const char *name = long_opts[idx].name;
+
+		switch (c) {
+		case OPT_CPU_NODE:
+			o->cpu_node = parse_num(name, optarg, 10, 0, INT_MAX);
+			break;
+		case OPT_MEM_NODE:
+			o->mem_node = parse_num(name, optarg, 10, 0, INT_MAX);
+			break;
+		case OPT_HOT_MB:
+			o->hot_mb = parse_num(name, optarg, 10, 1, MAX_MB);
+			break;
+		case OPT_COLD_MB:
+			o->cold_mb = parse_num(name, optarg, 10, 0, MAX_MB);
+			break;
+		case OPT_COLD_INTERVAL:
+			o->cold_interval_ms = parse_num(name, optarg, 10, 0,
+							86400000);
+			break;
+		case OPT_THREADS:
+			o->threads = parse_num(name, optarg, 10, 1, 4096);
+			break;
+		case OPT_ACCESSES:
+			o->accesses = parse_num(name, optarg, 10, 1,
+						ULLONG_MAX / 2);
+			have_acc = 1;
+			break;
+		case OPT_DURATION:
+			o->duration_s = parse_num(name, optarg, 10, 1,
+						  7 * 86400);
+			have_dur = 1;
+			break;
+		case OPT_STORE_PCT:
+			o->store_pct = parse_num(name, optarg, 10, 0, 100);
+			break;
+		case OPT_SAMPLE_MS:
+			o->sample_ms = parse_num(name, optarg, 10, 10,
+						 3600000);
+			break;
+		case OPT_SEED:
+			o->seed = parse_num(name, optarg, 0, 0, ULLONG_MAX);
+			break;
+		case OPT_LABEL:
+			o->label = optarg;
+			break;
+		case OPT_JSON:
+			if (!*optarg)
+				die(EXIT_USAGE, "--json: empty file name");
+			o->json = optarg;
+			break;
+		case OPT_HOG_MB:
+			o->hog_mb = parse_num(name, optarg, 10, 1, MAX_MB);
+			break;
+		case OPT_HOG_NODE:
+			o->hog_node = parse_num(name, optarg, 10, 0, INT_MAX);
+			have_hog_node = 1;
+			break;
+		case OPT_INJECT_ROUNDS:
+			o->inject_rounds = parse_num(name, optarg, 10, 1,
+						     1000000);
+			break;
+		case OPT_INJECT_INTERVAL:
+			o->inject_interval_ms = parse_num(name, optarg, 10, 1,
+							  86400000);
+			have_interval = 1;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			/* getopt_long() has said what was wrong. */
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc)
+		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	check_options(o, have_acc, have_dur, have_hog_node, have_interval);
+}
+
+/* ---- the system ---- */
+
+static void check_node(const char *what, int node, int need_cpus)
+{
+	struct bitmask *cpus;
+	long long free_b;
+
+	if (node > numa_max_node())
+		die(EXIT_USAGE, "%s %d: no such node (nodes 0-%d)", what, node,
+		    numa_max_node());
+	if (need_cpus) {
+		cpus = numa_allocate_cpumask();
+		if (numa_node_to_cpus(node, cpus) ||
+		    !numa_bitmask_weight(cpus))
+			die(EXIT_USAGE, "%s %d: node has no CPUs", what, node);
+		numa_free_cpumask(cpus);
+	} else if (numa_node_size64(node, &free_b) <= 0 ||
+		   !numa_bitmask_isbitset(numa_all_nodes_ptr, node)) {
+		die(EXIT_USAGE, "%s %d: node has no memory we may use", what,
+		    node);
+	}
+}
+
+static void check_system(const struct options *o)
+{
+	if (numa_available() < 0)
+		die(EXIT_SETUP, "NUMA is not available on this system");
+	check_node("--cpu-node", o->cpu_node, 1);
+	check_node("--mem-node", o->mem_node, 0);
+	if (o->hog_mb)
+		check_node("--hog-node", o->hog_node, 0);
+	/* Fail now, not after placing gigabytes. */
+	if (o->inject_rounds && access(INJECT_PATH, W_OK))
+		die(EXIT_SETUP,
+		    "cannot write %s: %s (needs root, debugfs and a kernel with CONFIG_PGHOT_HWHINT_INJECT)",
+		    INJECT_PATH, strerror(errno));
+}
+
+/* First line of @path without its newline; -1 if unreadable. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f))
+		ret = -1;
+	fclose(f);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+static int vmstat_index(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_VMSTAT; i++)
+		if (!strcmp(name, vmstat_names[i]))
+			return i;
+	return -1;
+}
+
+static int read_counters(struct counters *c)
+{
+	unsigned long long val;
+	char name[128];
+	FILE *f;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %llu", name, &val) == 2) {
+		i = vmstat_index(name);
+		if (i >= 0) {
+			c->val[i] = val;
+			c->present[i] = 1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- placement ---- */
+
+/* An anonymous mapping of @mb MiB kept out of THP: accesses are per 4K. */
+static void map_set(struct set *s, const char *name, unsigned long long mb)
+{
+	s->name = name;
+	s->size = (size_t)mb << MIB_SHIFT;
+	s->nr = s->size / PAGE_SZ;
+	s->buf = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->buf == MAP_FAILED)
+		die(EXIT_SETUP, "mmap of the %s set (%llu MiB): %s", name, mb,
+		    strerror(errno));
+	/* EINVAL: a kernel without THP, which is just as good. */
+	if (madvise(s->buf, s->size, MADV_NOHUGEPAGE) && errno != EINVAL)
+		die(EXIT_SETUP, "madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+}
+
+static int set_policy(const struct set *s, int mode, int node)
+{
+	struct bitmask *mask = NULL;
+	int ret;
+
+	if (mode == MPOL_DEFAULT)
+		return mbind(s->buf, s->size, MPOL_DEFAULT, NULL, 0, 0);
+	mask = numa_allocate_nodemask();
+	numa_bitmask_setbit(mask, node);
+	ret = mbind(s->buf, s->size, mode, mask->maskp, mask->size + 1, 0);
+	numa_bitmask_free(mask);
+	return ret;
+}
+
+static void touch_set(const struct set *s)
+{
+	unsigned long i;
+
+	for (i = 0; i < s->nr; i++)
+		__atomic_store_n((unsigned long *)(s->buf + i * PAGE_SZ), i,
+				 __ATOMIC_RELAXED);
+}
+
+/*
+ * Fault @s in on @node. Unless @keep_bound, drop the policy afterwards:
+ * NUMA balancing does not scan MPOL_BIND ranges, and the point is to let
+ * it (or pghot) move the pages.
+ */
+static void place_set(const struct set *s, int node, int keep_bound)
+{
+	if (set_policy(s, MPOL_BIND, node))
+		die(EXIT_SETUP, "mbind(MPOL_BIND, node %d) of the %s set: %s",
+		    node, s->name, strerror(errno));
+	touch_set(s);
+	if (!keep_bound && set_policy(s, MPOL_DEFAULT, 0))
+		die(EXIT_SETUP, "mbind(MPOL_DEFAULT) of the %s set: %s",
+		    s->name, strerror(errno));
+}
+
+/* Count the pages of @s on @node and elsewhere (absent ones in neither). */
+static int query_set(struct bench *b, const struct set *s, int node,
+		     struct residency *r)
+{
+	unsigned long i, j, n;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < s->nr; i += n) {
+		n = s->nr - i < QUERY_CHUNK ? s->nr - i : QUERY_CHUNK;
+		for (j = 0; j < n; j++)
+			b->qpages[j] = s->buf + (i + j) * PAGE_SZ;
+		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0))
+			return -1;
+		for (j = 0; j < n; j++) {
+			if (b->qstatus[j] == node)
+				r->on++;
+			else if (b->qstatus[j] >= 0)
+				r->off++;
+		}
+	}
+	return 0;
+}
+
+static void check_placed(struct bench *b, const struct set *s, int node)
+{
+	struct residency r;
+
+	if (query_set(b, s, node, &r))
+		die(EXIT_SETUP, "move_pages: %s", strerror(errno));
+	if (r.on * 100 < s->nr * PLACED_PCT)
+		die(EXIT_SETUP,
+		    "only %lu of %lu pages (%.1f%%) of the %s set landed on node %d; need %d%% (is the node full? see numactl -H)",
+		    r.on, s->nr, 100.0 * r.on / s->nr, s->name, node,
+		    PLACED_PCT);
+}
+
+static void check_free(const struct options *o)
+{
+	unsigned long long need = (o->hot_mb + o->cold_mb) << MIB_SHIFT;
+	long long free_b;
+
+	numa_node_size64(o->mem_node, &free_b);
+	/* Binding more than there is would end in the OOM killer. */
+	if (free_b < 0 || (unsigned long long)free_b < need)
+		die(EXIT_SETUP, "node %d has %lld MiB free, the sets need %llu MiB",
+		    o->mem_node, free_b >> MIB_SHIFT, o->hot_mb + o->cold_mb);
+}
+
+static void place_all(struct bench *b)
+{
+	const struct options *o = &b->opt;
+	struct residency r;
+
+	b->qpages = calloc(QUERY_CHUNK, sizeof(*b->qpages));
+	b->qstatus = calloc(QUERY_CHUNK, sizeof(*b->qstatus));
+	if (!b->qpages || !b->qstatus)
+		die(EXIT_SETUP, "out of memory");
+
+	/*
+	 * The hog first, so the sets are not what reclaim makes room from.
+	 * It stays bound: NUMA balancing then leaves it alone, but reclaim
+	 * may still demote it like any cold memory.
+	 */
+	if (o->hog_mb) {
+		map_set(&b->hog, "hog", o->hog_mb);
+		place_set(&b->hog, o->hog_node, 1);
+		if (query_set(b, &b->hog, o->hog_node, &r))
+			die(EXIT_SETUP, "move_pages: %s", strerror(errno));
+		if (r.on * 100 < b->hog.nr * PLACED_PCT)
+			msg("note: %lu of %lu hog pages on node %d",
+			    r.on, b->hog.nr, o->hog_node);
+	}
+
+	check_free(o);
+	map_set(&b->hot, "hot", o->hot_mb);
+	place_set(&b->hot, o->mem_node, 0);
+	if (o->cold_mb) {
+		map_set(&b->cold, "cold", o->cold_mb);
+		place_set(&b->cold, o->mem_node, 0);
+	}
+	check_placed(b, &b->hot, o->mem_node);
+	if (o->cold_mb)
+		check_placed(b, &b->cold, o->mem_node);
+}
+
+/* ---- threads ---- */
+
+static unsigned long long splitmix64(unsigned long long x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* xorshift64*: fast, and good enough to pick pages. */
+static inline unsigned long long xorshift64s(unsigned long long *s)
+{
+	unsigned long long x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * One access per random number: the high bits pick the page (multiply-high
+ * avoids a division), bits 16-24 the word in it (spreads the accesses over
+ * the cache sets), the low 16 bits load or store.
+ */
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	const struct set *hot = &w->b->hot;
+	unsigned long long limit = w->b->opt.accesses;
+	unsigned long long store_below = w->b->opt.store_pct * 65536ULL / 100;
+	unsigned long long s = w->seed, done = 0, sink = 0, r, n, i;
+	unsigned long page, *word;
+
+	while (!stopped()) {
+		n = BATCH_OPS;
+		if (limit) {
+			if (done >= limit)
+				break;
+			if (limit - done < n)
+				n = limit - done;
+		}
+		for (i = 0; i < n; i++) {
+			r = xorshift64s(&s);
+			page = (unsigned long)(((__uint128_t)r * hot->nr) >> 64);
+			word = (unsigned long *)(hot->buf + page * PAGE_SZ) +
+			       ((r >> 16) & (WORDS_PER_PAGE - 1));
+			if ((r & 0xffff) < store_below)
+				__atomic_store_n(word, r, __ATOMIC_RELAXED);
+			else
+				sink += __atomic_load_n(word, __ATOMIC_RELAXED);
+		}
+		done += n;
+		__atomic_store_n(&w->ops, done, __ATOMIC_RELAXED);
+	}
+	w->sink = sink;
+	w->end = now_s();
+	return NULL;
+}
+
+/* One pass over the cold set per interval, on the schedule of the start. */
+static void *cold_fn(void *arg)
+{
+	struct bench *b = arg;
+	double period = b->opt.cold_interval_ms / 1000.0;
+	double next = run.t0;
+	unsigned long long sink = 0;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < b->cold.nr && !stopped(); i++)
+			sink += __atomic_load_n((unsigned long *)(b->cold.buf + i * PAGE_SZ),
+						__ATOMIC_RELAXED);
+		if (i < b->cold.nr)
+			break;
+		b->cold_passes++;
+		/* A pass longer than the interval: start the next at once. */
+		next += period;
+		if (next < now_s())
+			next = now_s();
+	} while (!wait_until(next));
+	b->cold_sink = sink;
+	return NULL;
+}
+
+static unsigned long long total_ops(const struct bench *b)
+{
+	unsigned long long ops = 0;
+	unsigned int i;
+
+	for (i = 0; i < b->opt.threads; i++)
+		ops += __atomic_load_n(&b->workers[i].ops, __ATOMIC_RELAXED);
+	return ops;
+}
+
+/* Record where the sets are and the counters now. */
+static int take_sample(struct bench *b)
+{
+	const struct options *o = &b->opt;
+	struct sample *s;
+
+	if (b->nr_samples == b->max_samples) {
+		size_t max = b->max_samples ? 2 * b->max_samples : 256;
+
+		s = realloc(b->samples, max * sizeof(*s));
+		if (!s)
+			return -1;
+		b->samples = s;
+		b->max_samples = max;
+	}
+	s = &b->samples[b->nr_samples];
+	memset(s, 0, sizeof(*s));
+	/*
+	 * The counters at t; the residency takes a while on a big set, so
+	 * it is gathered over [t, t + query_s].
+	 */
+	s->t = now_s() - run.t0;
+	s->ops = total_ops(b);
+	if (read_counters(&s->vm) ||
+	    query_set(b, &b->hot, o->mem_node, &s->hot) ||
+	    (o->cold_mb && query_set(b, &b->cold, o->mem_node, &s->cold)) ||
+	    (o->hog_mb && query_set(b, &b->hog, o->hog_node, &s->hog)))
+		return -1;
+	s->query_s = now_s() - run.t0 - s->t;
+	b->nr_samples++;
+	return 0;
+}
+
+static void *sampler_fn(void *arg)
+{
+	struct bench *b = arg;
+	double period = b->opt.sample_ms / 1000.0;
+	double next = run.t0;
+
+	do {
+		if (take_sample(b)) {
+			fail_run("sampling residency");
+			break;
+		}
+		/* Skip the periods a slow sample overran. */
+		do {
+			next += period;
+		} while (next <= now_s());
+	} while (!wait_until(next));
+	return NULL;
+}
+
+/* Read the PFNs of @s from pagemap into @pfns (0: not present). */
+static int read_pfns(const struct set *s, unsigned long long *pfns)
+{
+	off_t base = (unsigned long)s->buf / PAGE_SZ * sizeof(*pfns);
+	unsigned long i, n;
+	size_t len;
+	int fd, ret = 0;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	errno = 0;
+	for (i = 0; i < s->nr && !ret; i += n) {
+		n = s->nr - i < PAGEMAP_CHUNK ? s->nr - i : PAGEMAP_CHUNK;
+		len = n * sizeof(*pfns);
+		if (pread(fd, pfns + i, len, base + i * sizeof(*pfns)) != (ssize_t)len) {
+			/* A short read leaves errno alone. */
+			if (!errno)
+				errno = EIO;
+			ret = -1;
+		}
+	}
+	close(fd);
+	for (i = 0; i < s->nr; i++)
+		pfns[i] = pfns[i] >> 63 ? pfns[i] & ((1ULL << 55) - 1) : 0;
+	return ret;
+}
+
+/* One write(2) of @len bytes to the injection file, opened afresh. */
+static int write_inject(const char *text, size_t len)
+{
+	ssize_t ret;
+	int fd, err;
+
+	fd = open(INJECT_PATH, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, len);
+	err = errno;
+	close(fd);
+	errno = err;
+	if (ret >= 0 && (size_t)ret != len)
+		errno = EIO;
+	return (size_t)ret == len ? 0 : -1;
+}
+
+/*
+ * Report every present page of the hot set once, as hex PFNs, at most
+ * INJECT_MAX bytes a write. The PFNs are read afresh each round: like a
+ * hardware sample, a round reports where a page is now, so pages already
+ * promoted show up on the top tier (and pghot ignores them).
+ */
+static int inject_round(struct bench *b, unsigned long long *pfns,
+			char *text)
+{
+	unsigned long i;
+	size_t len = 0;
+
+	if (read_pfns(&b->hot, pfns))
+		return -1;
+	for (i = 0; i < b->hot.nr; i++) {
+		if (!pfns[i])
+			continue;
+		len += snprintf(text + len, INJECT_MAX - len, "0x%llx ",
+				pfns[i]);
+		b->injected_pfns++;
+		if (len + INJECT_TOKEN_MAX > INJECT_MAX) {
+			if (write_inject(text, len))
+				return -1;
+			len = 0;
+		}
+	}
+	return len ? write_inject(text, len) : 0;
+}
+
+static void *inject_fn(void *arg)
+{
+	struct bench *b = arg;
+	double period = b->opt.inject_interval_ms / 1000.0;
+	double next = run.t0;
+	unsigned long long *pfns;
+	char *text;
+
+	pfns = calloc(b->hot.nr, sizeof(*pfns));
+	text = malloc(INJECT_MAX);
+	if (!pfns || !text) {
+		fail_run("injection buffers");
+		goto out;
+	}
+	while (b->inject_rounds_done < b->opt.inject_rounds) {
+		if (inject_round(b, pfns, text)) {
+			fail_run("writing " INJECT_PATH);
+			break;
+		}
+		b->inject_rounds_done++;
+		next += period;
+		if (b->inject_rounds_done < b->opt.inject_rounds &&
+		    wait_until(next))
+			break;
+	}
+out:
+	free(text);
+	free(pfns);
+	return NULL;
+}
+
+/* Without root, pagemap reads PFN 0: say so before the run, not during. */
+static void check_pagemap(struct bench *b)
+{
+	unsigned long long *pfns = calloc(b->hot.nr, sizeof(*pfns));
+
+	if (!pfns)
+		die(EXIT_SETUP, "out of memory");
+	if (read_pfns(&b->hot, pfns))
+		die(EXIT_SETUP, "reading /proc/self/pagemap: %s",
+		    strerror(errno));
+	if (!pfns[0])
+		die(EXIT_SETUP, "/proc/self/pagemap shows no PFNs: --inject-rounds needs root");
+	free(pfns);
+}
+
+static void start_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	int err = pthread_create(tid, NULL, fn, arg);
+
+	if (err)
+		die(EXIT_SETUP, "pthread_create: %s", strerror(err));
+}
+
+/*
+ * Start everything at run.t0, wait for the end of the run (its duration,
+ * or every worker's last access), stop the helpers and take the final
+ * sample.
+ */
+static void run_bench(struct bench *b)
+{
+	const struct options *o = &b->opt;
+	pthread_t sampler, cold, inject;
+	unsigned int i;
+
+	b->workers = calloc(o->threads, sizeof(*b->workers));
+	if (!b->workers || init_run())
+		die(EXIT_SETUP, "out of memory");
+	for (i = 0; i < o->threads; i++) {
+		b->workers[i].b = b;
+		b->workers[i].id = i;
+		/* Distinct, reproducible and never 0 (xorshift's fixpoint). */
+		b->workers[i].seed = splitmix64(o->seed + i) | 1;
+	}
+
+	if (read_counters(&b->vm_start))
+		die(EXIT_SETUP, "reading /proc/vmstat: %s", strerror(errno));
+	run.t0 = now_s();
+	for (i = 0; i < o->threads; i++)
+		start_thread(&b->workers[i].tid, worker_fn, &b->workers[i]);
+	start_thread(&sampler, sampler_fn, b);
+	if (o->cold_interval_ms)
+		start_thread(&cold, cold_fn, b);
+	if (o->inject_rounds)
+		start_thread(&inject, inject_fn, b);
+
+	/* A failing helper stops the run early either way. */
+	if (!o->accesses) {
+		wait_until(run.t0 + o->duration_s);
+		stop_run();
+	}
+	for (i = 0; i < o->threads; i++)
+		pthread_join(b->workers[i].tid, NULL);
+	stop_run();
+	pthread_join(sampler, NULL);
+	if (o->cold_interval_ms)
+		pthread_join(cold, NULL);
+	if (o->inject_rounds)
+		pthread_join(inject, NULL);
+
+	if (__atomic_load_n(&run.failed, __ATOMIC_ACQUIRE))
+		exit(EXIT_SETUP);
+	if (take_sample(b))
+		die(EXIT_SETUP, "final sample: %s", strerror(errno));
+}
+
+/* ---- results ---- */
+
+struct results {
+	double elapsed;
+	unsigned long long ops;
+	const struct sample *last;
+	double t95;			/* < 0: never */
+};
+
+static void compute_results(const struct bench *b, struct results *res)
+{
+	const struct sample *s;
+	double end = run.t0;
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < b->opt.threads; i++)
+		if (b->workers[i].end > end)
+			end = b->workers[i].end;
+	res->elapsed = end - run.t0;
+	res->ops = total_ops(b);
+	res->last = &b->samples[b->nr_samples - 1];
+	res->t95 = -1;
+	for (k = 0; k < b->nr_samples; k++) {
+		s = &b->samples[k];
+		if (s->hot.off * 100 >= b->hot.nr * SETTLED_PCT) {
+			res->t95 = s->t;
+			break;
+		}
+	}
+}
+
+/* @str as a JSON string. */
+static void json_str(FILE *f, const char *str)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* The counters of @now minus those at the start, as a JSON object. */
+static void json_counters(FILE *f, const struct bench *b,
+			  const struct counters *now)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	fputc('{', f);
+	for (i = 0; i < NR_VMSTAT; i++) {
+		if (!b->vm_start.present[i] || !now->present[i])
+			continue;
+		fprintf(f, "%s\"%s\": %lld", sep, vmstat_names[i],
+			(long long)(now->val[i] - b->vm_start.val[i]));
+		sep = ", ";
+	}
+	fputc('}', f);
+}
+
+static void json_params(FILE *f, const struct options *o)
+{
+	fprintf(f, "  \"params\": {\"cpu_node\": %d, \"mem_node\": %d, ",
+		o->cpu_node, o->mem_node);
+	fprintf(f, "\"hot_mb\": %llu, \"cold_mb\": %llu, \"cold_interval_ms\": %llu, ",
+		o->hot_mb, o->cold_mb, o->cold_interval_ms);
+	fprintf(f, "\"threads\": %u, ", o->threads);
+	if (o->accesses)
+		fprintf(f, "\"accesses\": %llu, \"duration_s\": null, ",
+			o->accesses);
+	else
+		fprintf(f, "\"accesses\": null, \"duration_s\": %llu, ",
+			o->duration_s);
+	fprintf(f, "\"store_pct\": %u, \"sample_ms\": %llu, \"seed\": %llu, ",
+		o->store_pct, o->sample_ms, o->seed);
+	if (o->hog_mb)
+		fprintf(f, "\"hog_mb\": %llu, \"hog_node\": %d, ",
+			o->hog_mb, o->hog_node);
+	else
+		fprintf(f, "\"hog_mb\": 0, \"hog_node\": null, ");
+	fprintf(f, "\"inject_rounds\": %llu, \"inject_interval_ms\": %llu, \"json\": ",
+		o->inject_rounds, o->inject_interval_ms);
+	if (o->json)
+		json_str(f, o->json);
+	else
+		fputs("null", f);
+	fputs("},\n", f);
+}
+
+/* The kernel and the tunables in force, so runs can be told apart. */
+static void json_system(FILE *f)
+{
+	const char *sep = "";
+	struct utsname u;
+	char val[128];
+	unsigned int i;
+
+	fputs("  \"kernel\": ", f);
+	if (uname(&u))
+		fputs("null", f);
+	else
+		json_str(f, u.release);
+	fputs(",\n  \"settings\": {", f);
+	for (i = 0; i < ARRAY_SIZE(setting_paths); i++) {
+		if (read_line(setting_paths[i], val, sizeof(val)))
+			continue;
+		fputs(sep, f);
+		json_str(f, setting_paths[i]);
+		fputs(": ", f);
+		json_str(f, val);
+		sep = ", ";
+	}
+	fputs("},\n", f);
+}
+
+static void json_samples(FILE *f, const struct bench *b)
+{
+	const struct sample *s;
+	size_t k;
+
+	fputs("  \"samples\": [\n", f);
+	for (k = 0; k < b->nr_samples; k++) {
+		s = &b->samples[k];
+		fprintf(f, "    {\"t\": %.3f, \"query_s\": %.3f, \"ops\": %llu, ",
+			s->t, s->query_s, s->ops);
+		fprintf(f, "\"hot_top\": %lu, \"hot_mem\": %lu, ",
+			s->hot.off, s->hot.on);
+		fprintf(f, "\"cold_top\": %lu, \"cold_mem\": %lu, ",
+			s->cold.off, s->cold.on);
+		if (b->opt.hog_mb)
+			fprintf(f, "\"hog_on_node\": %lu, ", s->hog.on);
+		fputs("\"vmstat\": ", f);
+		json_counters(f, b, &s->vm);
+		fprintf(f, "}%s\n", k + 1 < b->nr_samples ? "," : "");
+	}
+	fputs("  ]\n", f);
+}
+
+static void print_json(FILE *f, const struct bench *b,
+		       const struct results *res)
+{
+	unsigned int i;
+
+	fputs("{\n  \"label\": ", f);
+	json_str(f, b->opt.label);
+	fputs(",\n", f);
+	json_params(f, &b->opt);
+	json_system(f);
+	fprintf(f, "  \"elapsed_s\": %.3f,\n  \"ops\": %llu,\n  \"ops_per_sec\": %.1f,\n",
+		res->elapsed, res->ops,
+		res->elapsed > 0 ? res->ops / res->elapsed : 0.0);
+	fputs("  \"ops_per_thread\": [", f);
+	for (i = 0; i < b->opt.threads; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", b->workers[i].ops);
+	fprintf(f, "],\n  \"hot_pages\": %lu,\n  \"promoted_hot_pages\": %lu,\n",
+		b->hot.nr, res->last->hot.off);
+	if (res->t95 >= 0)
+		fprintf(f, "  \"seconds_to_95pct\": %.3f,\n", res->t95);
+	else
+		fputs("  \"seconds_to_95pct\": null,\n", f);
+	fprintf(f, "  \"cold_pages\": %lu,\n  \"promoted_cold_pages\": %lu,\n",
+		b->cold.nr, res->last->cold.off);
+	fprintf(f, "  \"cold_passes\": %llu,\n", b->cold_passes);
+	if (b->opt.hog_mb)
+		fprintf(f, "  \"hog_pages\": %lu,\n  \"hog_pages_on_node\": %lu,\n",
+			b->hog.nr, res->last->hog.on);
+	fprintf(f, "  \"inject_rounds_done\": %llu,\n  \"injected_pfns\": %llu,\n",
+		b->inject_rounds_done, b->injected_pfns);
+	fputs("  \"vmstat\": ", f);
+	json_counters(f, b, &res->last->vm);
+	fputs(",\n", f);
+	json_samples(f, b);
+	fputs("}\n", f);
+}
+
+static long long vm_delta(const struct bench *b, const struct counters *c,
+			  const char *name)
+{
+	int i = vmstat_index(name);
+
+	if (i < 0 || !b->vm_start.present[i] || !c->present[i])
+		return 0;
+	return c->val[i] - b->vm_start.val[i];
+}
+
+static void print_summary(const struct bench *b, const struct results *res)
+{
+	const struct counters *vm = &res->last->vm;
+	char t95[32];
+
+	if (res->t95 >= 0)
+		snprintf(t95, sizeof(t95), "%d%% at %.1f s", SETTLED_PCT,
+			 res->t95);
+	else
+		snprintf(t95, sizeof(t95), "%d%% never", SETTLED_PCT);
+	/* One line, on stderr, so that it survives "| python3 -m json.tool". */
+	fprintf(stderr, "%s: %s%s%.1f s, %llu ops (%.0f/s); ", prog,
+		b->opt.label, *b->opt.label ? ": " : "", res->elapsed, res->ops,
+		res->elapsed > 0 ? res->ops / res->elapsed : 0.0);
+	fprintf(stderr, "hot %lu/%lu pages off node %d (%.1f%%), %s; ",
+		res->last->hot.off, b->hot.nr, b->opt.mem_node,
+		100.0 * res->last->hot.off / b->hot.nr, t95);
+	fprintf(stderr, "cold %lu/%lu off; promoted %lld, demoted %lld\n",
+		res->last->cold.off, b->cold.nr,
+		vm_delta(b, vm, "pgpromote_success"),
+		vm_delta(b, vm, "pgdemote_kswapd") +
+		vm_delta(b, vm, "pgdemote_direct"));
+}
+
+static FILE *open_output(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	/* Opened before the run, so a bad path fails in a second. */
+	f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "--json %s: %s", path, strerror(errno));
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b;
+	struct results res;
+	FILE *out;
+
+	parse_options(argc, argv, &b.opt);
+	check_system(&b.opt);
+	out = open_output(b.opt.json);
+
+	/* Every thread (and the placement) runs on the CPU node. */
+	if (numa_run_on_node(b.opt.cpu_node))
+		die(EXIT_SETUP, "numa_run_on_node(%d): %s", b.opt.cpu_node,
+		    strerror(errno));
+	place_all(&b);
+	if (b.opt.inject_rounds)
+		check_pagemap(&b);
+
+	run_bench(&b);
+	compute_results(&b, &res);
+	print_json(out, &b, &res);
+	if (fflush(out) || (out != stdout && fclose(out)))
+		die(EXIT_SETUP, "writing the JSON: %s", strerror(errno));
+	print_summary(&b, &res);
+	return 0;
+}
