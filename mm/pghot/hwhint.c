@@ -6,8 +6,8 @@
  * Providers sample in NMI or hard-IRQ context, where nothing may lock,
  * sleep or allocate. They hand each sample to pghot_hwhint_report(), which
  * only puts it in a per-CPU ring (a kfifo with this CPU's NMI or IRQ as its
- * single producer). The first sample in an empty ring queues an irq_work
- * that queues this CPU's drain work, and the work feeds the samples to
+ * single producer) and makes sure an irq_work is pending that queues this
+ * CPU's drain work, and the work feeds the samples to
  * pghot_record_access() as source PGHOT_HWHINTS in process context. A full
  * ring drops the sample and counts it. A CPU that goes offline has its
  * ring drained by the CPU that takes it down.
@@ -57,8 +57,7 @@ static DEFINE_PER_CPU(struct pghot_hwhint_cpu, pghot_hwhint_cpus);
 
 /* Put @s in @hc's ring; false if it is full. Producer side only. */
 static bool pghot_hwhint_push(struct pghot_hwhint_cpu *hc,
-			      const struct pghot_hwhint_sample *s,
-			      bool *was_empty)
+			      const struct pghot_hwhint_sample *s)
 {
 	bool ok;
 
@@ -70,7 +69,6 @@ static bool pghot_hwhint_push(struct pghot_hwhint_cpu *hc,
 		local_dec(&hc->producing);
 		return false;
 	}
-	*was_empty = kfifo_is_empty(&hc->ring);
 	ok = kfifo_put(&hc->ring, *s);
 	local_dec(&hc->producing);
 	return ok;
@@ -91,12 +89,15 @@ bool pghot_hwhint_queue(unsigned long pfn, int nid, unsigned long now)
 	const struct pghot_hwhint_sample s = {
 		.pfn = pfn, .time = now, .nid = nid,
 	};
-	bool was_empty = false;
 
-	if (!pghot_hwhint_push(hc, &s, &was_empty))
+	if (!pghot_hwhint_push(hc, &s))
 		return false;
-	if (was_empty)
-		irq_work_queue(&hc->irq_work);
+	/*
+	 * Every sample makes sure a drain is coming: a ring may also be
+	 * drained from another CPU (pghot_hwhint_flush_all()), so "was it
+	 * empty" cannot tell. Queueing a pending irq_work again is a no-op.
+	 */
+	irq_work_queue(&hc->irq_work);
 	return true;
 }
 

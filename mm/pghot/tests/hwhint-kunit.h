@@ -24,7 +24,6 @@ static void pghot_test_ring(struct kunit *test)
 {
 	struct pghot_hwhint_cpu *hc = kunit_kzalloc(test, sizeof(*hc), GFP_KERNEL);
 	struct pghot_hwhint_sample s = { .nid = 0 };
-	bool was_empty;
 	unsigned int i;
 
 	if (!hc)
@@ -34,15 +33,14 @@ static void pghot_test_ring(struct kunit *test)
 
 	for (i = 0; i < PGHOT_HWHINT_RING; i++) {
 		s.pfn = 1000 + i;
-		KUNIT_ASSERT_TRUE(test, pghot_hwhint_push(hc, &s, &was_empty));
-		KUNIT_EXPECT_EQ(test, was_empty, i == 0);
+		KUNIT_ASSERT_TRUE(test, pghot_hwhint_push(hc, &s));
 	}
 	s.pfn = 1;
-	KUNIT_EXPECT_FALSE(test, pghot_hwhint_push(hc, &s, &was_empty));
+	KUNIT_EXPECT_FALSE(test, pghot_hwhint_push(hc, &s));
 
 	/* A producer inside blocks a nested one. */
 	local_set(&hc->producing, 1);
-	KUNIT_EXPECT_FALSE(test, pghot_hwhint_push(hc, &s, &was_empty));
+	KUNIT_EXPECT_FALSE(test, pghot_hwhint_push(hc, &s));
 	local_set(&hc->producing, 0);
 
 	pghot_test_nr_seen = 0;
@@ -54,8 +52,7 @@ static void pghot_test_ring(struct kunit *test)
 	/* Each sample once. */
 	KUNIT_EXPECT_EQ(test, pghot_hwhint_drain_to(hc, pghot_test_consume), 0U);
 	/* And the ring takes samples again. */
-	KUNIT_EXPECT_TRUE(test, pghot_hwhint_push(hc, &s, &was_empty));
-	KUNIT_EXPECT_TRUE(test, was_empty);
+	KUNIT_EXPECT_TRUE(test, pghot_hwhint_push(hc, &s));
 }
 
 /* pghot_hwhint_report() on this CPU's real ring counts what it drops. */
