@@ -43,8 +43,9 @@ for p in $(patch_list); do
 		owner[$f]=$p
 		echo "$f" >> "$manifest"
 	done
-	# patch(1) writes a new file and renames it, so base's hard links stay intact.
-	if ! out=$(patch -d "$STAGE.new" -p1 -f -N --no-backup-if-mismatch \
+	# patch(1) writes a new file and renames it, so base's hard links stay
+	# intact. No fuzz: a hunk whose context changed must be looked at.
+	if ! out=$(patch -d "$STAGE.new" -p1 -F0 -f -N --no-backup-if-mismatch \
 			-r - < "$PATCHES/$p" 2>&1); then
 		echo "$out" | sed "s|^|pghot: $p: |" >&2
 		die "patch $p no longer applies to $KSRC_PKG $ver (failed hunks above)"
