@@ -246,13 +246,8 @@ int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 	return 0;
 }
 
-/**
- * pghot_node_start - set up tracking and kmigrated for a lower-tier node
- * @nid: node that has memory
- *
- * Return: 0 or a negative errno.
- */
-int pghot_node_start(int nid)
+/* Set up a lower-tier node with memory: its queue and kmigrated. */
+static int pghot_node_start(int nid)
 {
 	struct pghot_node *pn;
 	int err;
@@ -286,11 +281,8 @@ out:
 	return err;
 }
 
-/**
- * pghot_node_stop - stop kmigrated of a node that lost its memory
- * @nid: the node
- */
-void pghot_node_stop(int nid)
+/* Tear down a node that is losing its last memory. */
+static void pghot_node_stop(int nid)
 {
 	struct pghot_node *pn;
 

@@ -145,8 +145,6 @@ unsigned long pghot_tracked_pages(void);
 /* core.c */
 int pghot_target_for(int nid, u32 rec);
 int pghot_default_target(int nid);
-int pghot_node_start(int nid);
-void pghot_node_stop(int nid);
 unsigned int pghot_effective_window_ms(int target);
 
 /* hwhint.c */
@@ -159,6 +157,5 @@ void pghot_hwhint_show(struct seq_file *m);
 /* kmigrated.c */
 int kmigrated_run(struct pghot_node *pn);
 void kmigrated_stop(struct pghot_node *pn);
-unsigned long pghot_rate_limit_pages(void);
 
 #endif /* _MM_PGHOT_INTERNAL_H */

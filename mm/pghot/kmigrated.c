@@ -29,16 +29,6 @@
 /* How often the adaptive window of a target may move. */
 #define PGHOT_THRESHOLD_PERIOD_MS	1000
 
-/**
- * pghot_rate_limit_pages - the promotion rate limit per target node
- *
- * Return: pages per second, from kernel.numa_balancing_promote_rate_limit_MBps.
- */
-unsigned long pghot_rate_limit_pages(void)
-{
-	return MB_TO_PAGES((unsigned long)READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
-}
-
 struct kmigrated_batch {
 	unsigned int taken;		/* ready pages dequeued */
 	unsigned int promoted;		/* pages (base pages) promoted */
@@ -62,7 +52,8 @@ static bool kmigrated_may_promote(int target, long nr)
 		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
 		return true;
 	}
-	rate_limit = pghot_rate_limit_pages();
+	rate_limit = MB_TO_PAGES((unsigned long)
+				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
 	numa_promotion_adjust_threshold(pgdat, rate_limit,
 					READ_ONCE(pghot_promote_window_ms),
 					PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms,
