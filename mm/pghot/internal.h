@@ -102,12 +102,18 @@ extern struct pghot_node *pghot_nodes[MAX_NUMNODES];
 
 /*
  * Per target node: the promotion window kmigrated adapts so that the
- * candidates for that target track the rate limit (0: promote_window_ms).
+ * candidates for that target track the rate limit (0: promote_window_ms),
+ * and the backoff while the target demotes (see kmigrated.c).
  */
 struct pghot_target {
 	unsigned int window_ms;
 	unsigned int start;		/* adaptation period start, ms */
 	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
+	unsigned long check;		/* jiffies: next look at demotions */
+	unsigned long resume;		/* jiffies: paused until then */
+	unsigned long demoted;		/* the target's demotions then */
+	unsigned int backoff_ms;	/* length of the next pause */
+	bool counted;			/* @demoted is a valid reference */
 };
 
 extern struct pghot_target pghot_targets[MAX_NUMNODES];

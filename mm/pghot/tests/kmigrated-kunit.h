@@ -4,6 +4,8 @@
  * the per-target rate-limit window and the direction of threshold
  * adaptation. They run against the first node with memory and restore
  * its state; pgpromote_candidate grows by the few pages they charge.
+ * And of kmigrated's own backoff from a demoting target, on a private
+ * target state with a made-up clock.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -78,9 +80,66 @@ static void pghot_test_adjust_threshold(struct kunit *test)
 	pghot_targets[first_memory_node] = saved;
 }
 
+static void pghot_test_backoff(struct kunit *test)
+{
+	const unsigned long period = msecs_to_jiffies(PGHOT_BACKOFF_PERIOD_MS);
+	/* Close to a jiffies wrap, so the comparisons must survive it. */
+	unsigned long now = -3 * period, demoted = 100;
+	struct pghot_target t = { };
+	unsigned int expect;
+
+	/* The first look only takes the reference. */
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+	/* Nothing is looked at again within the period. */
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted + 5, now + period - 1));
+	/* A period with demotions: pause for one period. */
+	now += period;
+	demoted += 5;
+	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
+	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_PERIOD_MS);
+	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted + 7, now + period - 1));
+
+	/*
+	 * Demotions during the pause are not held against the next period:
+	 * the pause ends on time and only takes the reference again.
+	 */
+	now += period;
+	demoted += 7;
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+
+	/* Demoting again after each pause: pauses double up to the cap. */
+	for (expect = 2 * PGHOT_BACKOFF_PERIOD_MS;
+	     expect <= 2 * PGHOT_BACKOFF_MS_MAX; expect *= 2) {
+		now += period;
+		demoted++;
+		KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
+		KUNIT_EXPECT_EQ(test, t.backoff_ms,
+				min(expect, (unsigned int)PGHOT_BACKOFF_MS_MAX));
+		KUNIT_EXPECT_TRUE(test, time_before(now, t.resume));
+		now = t.resume;
+		KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+	}
+
+	/* Quiet periods halve the next pause. */
+	now += period;
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_MS_MAX / 2);
+	now += period;
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_MS_MAX / 4);
+
+	/* No pause on: free space ended the backoff (backoff_ms 0). */
+	now += period;
+	demoted++;
+	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
+	t.backoff_ms = 0;
+	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now + 1));
+}
+
 static struct kunit_case pghot_kmigrated_test_cases[] = {
 	KUNIT_CASE(pghot_test_rate_limit),
 	KUNIT_CASE(pghot_test_adjust_threshold),
+	KUNIT_CASE(pghot_test_backoff),
 	{}
 };
 
