@@ -226,8 +226,25 @@ static int pghot_ibs_enabled_set(void *data, u64 val)
 	mutex_unlock(&pghot_ibs_lock);
 	return ret;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(pghot_ibs_enabled_fops, pghot_ibs_enabled_get,
-			 pghot_ibs_enabled_set, "%llu\n");
+
+/*
+ * simple_attr parses at most sizeof(set_buf) - 1 = 23 characters and
+ * passes kstrtoull()'s -ERANGE on: reject longer input, which it would
+ * silently cut, and numbers that do not fit, with -EINVAL like every other
+ * pghot file.
+ */
+#define PGHOT_IBS_INPUT_MAX	24
+
+static ssize_t pghot_ibs_attr_write(struct file *file, const char __user *buf,
+				    size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	if (len >= PGHOT_IBS_INPUT_MAX)
+		return -EINVAL;
+	ret = debugfs_attr_write(file, buf, len, ppos);
+	return ret == -ERANGE ? -EINVAL : ret;
+}
 
 /* The sampling knobs apply when sampling is armed; change them while off. */
 struct pghot_ibs_knob {
@@ -265,8 +282,24 @@ static int pghot_ibs_knob_set(void *data, u64 val)
 	mutex_unlock(&pghot_ibs_lock);
 	return ret;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(pghot_ibs_knob_fops, pghot_ibs_knob_get,
-			 pghot_ibs_knob_set, "%llu\n");
+
+/* "enabled" has no private data, each knob its struct pghot_ibs_knob. */
+static int pghot_ibs_attr_open(struct inode *inode, struct file *file)
+{
+	if (!inode->i_private)
+		return simple_attr_open(inode, file, pghot_ibs_enabled_get,
+					pghot_ibs_enabled_set, "%llu\n");
+	return simple_attr_open(inode, file, pghot_ibs_knob_get,
+				pghot_ibs_knob_set, "%llu\n");
+}
+
+static const struct file_operations pghot_ibs_attr_fops = {
+	.owner = THIS_MODULE,
+	.open = pghot_ibs_attr_open,
+	.release = simple_attr_release,
+	.read = debugfs_attr_read,
+	.write = pghot_ibs_attr_write,
+};
 
 /* late_initcall: after the IBS PMU (device_initcall) has registered. */
 static int __init pghot_ibs_init(void)
@@ -277,11 +310,11 @@ static int __init pghot_ibs_init(void)
 	/* L3-miss-only by default where the CPU can do it. */
 	pghot_ibs_l3miss_only = !!(get_ibs_caps() & IBS_CAPS_ZEN4);
 	dir = debugfs_create_dir("ibs", pghot_debugfs_dir());
-	debugfs_create_file_unsafe("enabled", 0600, dir, NULL, &pghot_ibs_enabled_fops);
+	debugfs_create_file_unsafe("enabled", 0600, dir, NULL, &pghot_ibs_attr_fops);
 	for (i = 0; i < ARRAY_SIZE(pghot_ibs_knobs); i++)
 		debugfs_create_file_unsafe(pghot_ibs_knobs[i].name, 0600, dir,
 					   (void *)&pghot_ibs_knobs[i],
-					   &pghot_ibs_knob_fops);
+					   &pghot_ibs_attr_fops);
 	pghot_hwhint_register(&pghot_ibs_provider);
 	return 0;
 }
