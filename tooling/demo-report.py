@@ -54,7 +54,8 @@ def load():
 
 def summarise(scenario, config, rs):
     vm = {}
-    for _, name in COUNTERS:
+    names = sorted({n for r in rs for n in r["vmstat"]})
+    for name in names:
         vals = [r["vmstat"].get(name) for r in rs if name in r["vmstat"]]
         if vals:
             vm[name] = median(vals)
@@ -98,6 +99,13 @@ def tables(scenario, rows):
         if all(v is None for v in vals):
             continue
         print(f"{m:5}{name:28}" + "".join(f"{fmt(v):>12}" for v in vals))
+    # Then whatever else moved: why ready pages stayed, ignored reports.
+    known = {name for _, name in COUNTERS}
+    others = sorted({n for r in rows for n, v in r["vmstat"].items()
+                     if v and n not in known})
+    for name in others:
+        vals = [r["vmstat"].get(name) for r in rows]
+        print(f"{'':5}{name:28}" + "".join(f"{fmt(v):>12}" for v in vals))
 
 
 def plot(scenario, runs_by_config):
@@ -115,10 +123,13 @@ def plot(scenario, runs_by_config):
     cmds = [
         "set terminal svg size 900,500 dynamic",
         f"set output '{svg}'",
-        f"set title 'pghot demo, {scenario}: hot-set pages on the top tier'",
-        "set xlabel 'seconds'", "set ylabel 'pages'", "set key bottom right",
-        "plot " + ", ".join(f"'{d}' using 1:2 with lines lw 2 title '{c} top tier'"
-                            for c, d in series),
+        f"set title 'pghot demo, {scenario}: hot-set pages on the top tier "
+        "(solid) and on node 2 (dashed)'",
+        "set xlabel 'seconds'", "set ylabel 'pages'", "set key outside right",
+        "plot " + ", ".join(
+            f"'{d}' using 1:2 with lines lw 2 lc {i + 1} title '{c} top tier', "
+            f"'{d}' using 1:3 with lines lw 1 dt 2 lc {i + 1} title '{c} node 2'"
+            for i, (c, d) in enumerate(series)),
     ]
     try:
         subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=True)

@@ -6,7 +6,9 @@
 # tables; results.json and residency plots go to out/demo/.
 #
 #   DEMO_SCENARIOS='promotion precision overcommit'  DEMO_REPS=3
-#   DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256
+#   DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256 (promotion)
+#   DEMO_PRECISION_MB=64 (hot and cold set, precision)
+#   DEMO_HOG_LOCKED=1 (overcommit: 0 lets reclaim demote the hog)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,13 +16,14 @@ start=$(date +%s)
 "$TOP/tooling/assemble.sh"
 "$TOP/tooling/build.sh"
 "$TOP/tooling/build-selftests.sh"
-DEMO_OUT=$OUT/demo
+DEMO_OUT=${DEMO_OUT:-$OUT/demo}
 rm -rf "$DEMO_OUT"
 mkdir -p "$DEMO_OUT/raw"
 log "running the benchmarks in the VM (progress below)"
 VM_TIMEOUT=${VM_TIMEOUT:-5400} VMDIR=$OUT/vm-demo "$TOP/tooling/vm.sh" \
 	"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_DURATION=${DEMO_DURATION:-20} \
-	 DEMO_HOT_MB=${DEMO_HOT_MB:-256} \
+	 DEMO_HOT_MB=${DEMO_HOT_MB:-256} DEMO_PRECISION_MB=${DEMO_PRECISION_MB:-64} \
+	 DEMO_HOG_LOCKED=${DEMO_HOG_LOCKED:-1} \
 	 DEMO_SCENARIOS='${DEMO_SCENARIOS:-promotion precision overcommit}' \
 	 tooling/guest-demo.sh"
 python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"

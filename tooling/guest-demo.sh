@@ -19,6 +19,8 @@ DEMO_REPS=${DEMO_REPS:-3}
 DEMO_DURATION=${DEMO_DURATION:-20}
 DEMO_SCENARIOS=${DEMO_SCENARIOS:-promotion precision overcommit}
 HOT_MB=${DEMO_HOT_MB:-256}
+PRECISION_MB=${DEMO_PRECISION_MB:-64}
+HOG_LOCKED=${DEMO_HOG_LOCKED:-1}
 mkdir -p "$DEMO_OUT/raw"
 
 w() { echo "$2" > "$1" || { echo "cannot write $2 to $1" >&2; exit 1; }; }
@@ -49,7 +51,7 @@ run() {		# scenario config rep [bench args...]
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	printf 'demo: %-10s %s run %d/%d ...\n' "$s" "$c" "$r" "$DEMO_REPS" >&2
 	"$BENCH" --label "$s/$c/$r" --cpu-node 0 --mem-node 2 --threads 1 \
-		--duration-s "$DEMO_DURATION" --sample-ms 500 "${extra[@]}" "$@" \
+		--duration-s "$DEMO_DURATION" --sample-ms 250 "${extra[@]}" "$@" \
 		--json "$DEMO_OUT/raw/$s-$c-$r.json" || echo "demo: $s $c run $r failed" >&2
 }
 
@@ -63,17 +65,24 @@ for s in $DEMO_SCENARIOS; do
 			done ;;
 		precision)
 			# Cold pages touched once every two windows: warm, not hot.
+			# Sets as in the freq_filter selftest: under TCG, NUMA
+			# balancing needs seconds per pass over larger ones, so no
+			# page would see two hint faults in a window.
 			for c in C2 C4 C6; do
 				config $c 2; w $D/promote_window_ms 1000
-				run $s $c $r --hot-mb "$HOT_MB" --cold-mb "$HOT_MB" \
-					--cold-interval-ms 2000
+				run $s $c $r --hot-mb "$PRECISION_MB" \
+					--cold-mb "$PRECISION_MB" --cold-interval-ms 2000
 			done ;;
 		overcommit)
-			# Node 0 mostly taken by a resident hog: promotion has to
-			# compete with demotion for the top tier.
+			# Node 0 mostly taken by a hog that reclaim cannot demote
+			# (mlocked): the hot set does not fit in what is left, so
+			# every promotion beyond the free space demotes another hot
+			# page. DEMO_HOG_LOCKED=0 leaves the hog demotable.
+			lock=(); [ "$HOG_LOCKED" = 1 ] && lock=(--hog-locked)
 			for c in C1 C2 C4; do
 				config $c 1
-				run $s $c $r --hot-mb 1536 --hog-mb 1400 --hog-node 0
+				run $s $c $r --hot-mb 1536 --hog-mb 1400 --hog-node 0 \
+					"${lock[@]}"
 			done ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac

@@ -80,7 +80,8 @@ static const char * const vmstat_names[] = {
 	"hwhint_dram_accesses", "hwhint_extmem_accesses", "pghot_ready",
 	/* Why a ready page was not promoted (ping-pong, overcommit). */
 	"pghot_ready_deferred", "pghot_promote_ratelimited",
-	"pghot_promote_target_full", "pghot_promote_isolate_failed",
+	"pghot_promote_target_full", "pghot_promote_backoff",
+	"pghot_promote_isolate_failed",
 	"pghot_promote_failed", "pghot_promote_stale",
 	"pghot_promote_no_target",
 	/* Reports pghot did not track (e.g. hints for promoted pages). */
@@ -116,6 +117,7 @@ struct options {
 	const char *json;		/* NULL: stdout */
 	unsigned long long hog_mb;
 	int hog_node;
+	int hog_locked;
 	unsigned long long inject_rounds;
 	unsigned long long inject_interval_ms;
 };
@@ -271,7 +273,7 @@ enum {
 	OPT_CPU_NODE = 256, OPT_MEM_NODE, OPT_HOT_MB, OPT_COLD_MB,
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
-	OPT_HOG_MB, OPT_HOG_NODE, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
+	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
 	OPT_HELP,
 };
 
@@ -291,6 +293,7 @@ static const struct option long_opts[] = {
 	{ "json",		required_argument, NULL, OPT_JSON },
 	{ "hog-mb",		required_argument, NULL, OPT_HOG_MB },
 	{ "hog-node",		required_argument, NULL, OPT_HOG_NODE },
+	{ "hog-locked",		no_argument,       NULL, OPT_HOG_LOCKED },
 	{ "inject-rounds",	required_argument, NULL, OPT_INJECT_ROUNDS },
 	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
 	{ "help",		no_argument,       NULL, OPT_HELP },
@@ -319,6 +322,8 @@ static const char usage_text[] =
 	"  --hog-mb M              fill M MiB on --hog-node before the run and keep\n"
 	"                          it mapped (overcommit scenario)\n"
 	"  --hog-node N            node of the hog (default: --cpu-node)\n"
+	"  --hog-locked            mlock the hog: reclaim cannot demote it, so\n"
+	"                          the top tier is really that much smaller\n"
 	"  --inject-rounds R       write the hot set's PFNs to\n"
 	"                          " INJECT_PATH " R times (needs root)\n"
 	"  --inject-interval-ms I  between rounds (default 1000)\n"
@@ -362,6 +367,8 @@ static void check_options(struct options *o, int have_acc, int have_dur,
 		die(EXIT_USAGE, "--cold-interval-ms needs --cold-mb");
 	if (have_hog_node && !o->hog_mb)
 		die(EXIT_USAGE, "--hog-node needs --hog-mb");
+	if (o->hog_locked && !o->hog_mb)
+		die(EXIT_USAGE, "--hog-locked needs --hog-mb");
 	if (have_interval && !o->inject_rounds)
 		die(EXIT_USAGE, "--inject-interval-ms needs --inject-rounds");
 	if (!have_hog_node)
@@ -434,6 +441,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_HOG_MB:
 			o->hog_mb = parse_num(name, optarg, 10, 1, MAX_MB);
+			break;
+		case OPT_HOG_LOCKED:
+			o->hog_locked = 1;
 			break;
 		case OPT_HOG_NODE:
 			o->hog_node = parse_num(name, optarg, 10, 0, INT_MAX);
@@ -666,11 +676,14 @@ static void place_all(struct bench *b)
 	/*
 	 * The hog first, so the sets are not what reclaim makes room from.
 	 * It stays bound: NUMA balancing then leaves it alone, but reclaim
-	 * may still demote it like any cold memory.
+	 * may still demote it like any cold memory, unless it is locked.
 	 */
 	if (o->hog_mb) {
 		map_set(&b->hog, "hog", o->hog_mb);
 		place_set(&b->hog, o->hog_node, 1);
+		if (o->hog_locked && mlock(b->hog.buf, b->hog.size))
+			die(EXIT_SETUP, "mlock of the %llu MiB hog: %s (RLIMIT_MEMLOCK?)",
+			    o->hog_mb, strerror(errno));
 		if (query_set(b, &b->hog, o->hog_node, &r))
 			die(EXIT_SETUP, "move_pages: %s", strerror(errno));
 		if (r.on * 100 < b->hog.nr * PLACED_PCT)
@@ -1103,10 +1116,10 @@ static void json_params(FILE *f, const struct options *o)
 	fprintf(f, "\"store_pct\": %u, \"sample_ms\": %llu, \"seed\": %llu, ",
 		o->store_pct, o->sample_ms, o->seed);
 	if (o->hog_mb)
-		fprintf(f, "\"hog_mb\": %llu, \"hog_node\": %d, ",
-			o->hog_mb, o->hog_node);
+		fprintf(f, "\"hog_mb\": %llu, \"hog_node\": %d, \"hog_locked\": %s, ",
+			o->hog_mb, o->hog_node, o->hog_locked ? "true" : "false");
 	else
-		fprintf(f, "\"hog_mb\": 0, \"hog_node\": null, ");
+		fprintf(f, "\"hog_mb\": 0, \"hog_node\": null, \"hog_locked\": false, ");
 	fprintf(f, "\"inject_rounds\": %llu, \"inject_interval_ms\": %llu, \"json\": ",
 		o->inject_rounds, o->inject_interval_ms);
 	if (o->json)
