@@ -9,7 +9,10 @@
 #
 # Shape (SPEC §4): node 0 and 1 each one CPU and DRAM, node 2 CPU-less
 # memory that HMAT describes as slower, so memory-tiers puts it below.
-# Sizes in MiB: NODE0_MB, NODE1_MB, NODE2_MB. Extra kernel args: VM_APPEND.
+# Node 2 also has a DIMM (NODE2_DIMM_MB, 0 for none) that is hot-plugged at
+# boot and onlined movable, so that part of it can always go offline.
+# Sizes in MiB: NODE0_MB, NODE1_MB, NODE2_MB. CPUs on node 0 and on node 1:
+# NODE_CPUS (default 1 each). Extra kernel args: VM_APPEND.
 # The built-in KUnit suites run at boot only with KUNIT=1 (make check).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +23,12 @@ KERNEL=${KERNEL:-$KBUILD/arch/x86/boot/bzImage}
 NODE0_MB=${NODE0_MB:-2048}
 NODE1_MB=${NODE1_MB:-1024}
 NODE2_MB=${NODE2_MB:-2048}
+NODE2_DIMM_MB=${NODE2_DIMM_MB:-512}
+NODE_CPUS=${NODE_CPUS:-1}
+# The CPUs of the node whose first CPU is $1, as QEMU wants them.
+cpu_range() {
+	if [ "$NODE_CPUS" = 1 ]; then echo "$1"; else echo "$1-$(($1 + NODE_CPUS - 1))"; fi
+}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VMDIR=${VMDIR:-$OUT/vm}
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL; run 'make kernel'"
@@ -31,6 +40,12 @@ printf '%s\n' "$*" > "$VMDIR/cmd.sh"
 console=$VMDIR/console.log
 
 mem=$((NODE0_MB + NODE1_MB + NODE2_MB))
+memopt=${mem}M dimm=()
+if [ "$NODE2_DIMM_MB" -gt 0 ]; then
+	memopt="${mem}M,slots=2,maxmem=$((mem + NODE2_DIMM_MB))M"
+	dimm=(-object memory-backend-ram,id=d2,size="${NODE2_DIMM_MB}M"
+	      -device pc-dimm,id=dimm2,memdev=d2,node=2)
+fi
 # HMAT: local DRAM 80 ns / 40 GB/s, remote DRAM 140 ns / 30 GB/s,
 # node 2 ("CXL") 250 ns / 16 GB/s from either socket.
 hmat=()
@@ -48,21 +63,21 @@ done
 append="console=ttyS0 root=pghotroot rootfstype=9p ro
 rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose
 init=$TOP/tooling/guest-init panic=-1 oops=panic softlockup_panic=1
-loglevel=7 kunit.enable=${KUNIT:-0} pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
+loglevel=7 memhp_default_state=online_movable kunit.enable=${KUNIT:-0} pghot_top=$TOP pghot_out=$OUT pghot_vmdir=$VMDIR ${VM_APPEND:-}"
 
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-machine pc,hmat=on -accel tcg,thread=multi -cpu max \
-	-m "${mem}M" -smp 2,sockets=2,cores=1,threads=1 \
+	-m "$memopt" -smp $((2 * NODE_CPUS)),sockets=2,cores="$NODE_CPUS",threads=1 \
 	-object memory-backend-ram,id=m0,size="${NODE0_MB}M" \
 	-object memory-backend-ram,id=m1,size="${NODE1_MB}M" \
 	-object memory-backend-ram,id=m2,size="${NODE2_MB}M" \
-	-numa node,nodeid=0,memdev=m0,cpus=0 \
-	-numa node,nodeid=1,memdev=m1,cpus=1 \
+	-numa node,nodeid=0,memdev=m0,cpus="$(cpu_range 0)" \
+	-numa node,nodeid=1,memdev=m1,cpus="$(cpu_range "$NODE_CPUS")" \
 	-numa node,nodeid=2,memdev=m2,initiator=0 \
 	-numa dist,src=0,dst=1,val=32 \
 	-numa dist,src=0,dst=2,val=50 \
 	-numa dist,src=1,dst=2,val=60 \
-	"${hmat[@]}" \
+	"${hmat[@]}" "${dimm[@]}" \
 	-kernel "$KERNEL" -append "$(echo $append)" \
 	-virtfs local,path=/,mount_tag=pghotroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$TOP",mount_tag=pghottop,security_model=none,readonly=on,multidevs=remap \
