@@ -7,7 +7,7 @@ SHELL := /bin/bash
 T := tooling
 
 .PHONY: all setup tree kernel selftests vm check static demo refresh \
-	vm-soak measure-core clean distclean
+	vm-soak measure-core series series-check upstream-compare clean distclean
 
 all: kernel
 
@@ -36,6 +36,18 @@ static: tree
 
 demo: setup
 	@$(T)/demo.sh
+
+# The series as git format-patch output with a cover letter: out/series/.
+series: tree
+	@$(T)/series.sh
+
+# git am the series on a clean base tree: checkpatch and a build per patch.
+series-check: series
+	@$(T)/series-check.sh
+
+# Upstream migration/hotplug tests on the base and the patched kernel.
+upstream-compare: kernel
+	@$(T)/upstream-compare.sh
 
 # Save edits made under out/linux back into the repository.
 refresh:

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make series: turn this repository into a git format-patch series with a
+# cover letter, in out/series/. The steps are listed in
+# tooling/series/steps; each becomes one commit on a git copy of the base
+# tree (out/series-work), then format-patch writes them out. The result
+# after the last step must be the assembled tree (out/linux) for every
+# file the series touches, and every file of the repository must belong to
+# exactly one step: both are checked.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$LINUX/.pghot-complete" ] || die "no assembled tree; run 'make tree'"
+base=$OUT/base/$(cat "$LINUX/.pghot-base")
+[ -d "$base" ] || die "no base tree at $base; run 'make tree'"
+SER=$TOP/tooling/series
+WORK=$OUT/series-work
+DEST=$OUT/series
+IDENT="pghot developers <pghot@localhost>"
+export GIT_AUTHOR_NAME="pghot developers" GIT_AUTHOR_EMAIL=pghot@localhost
+export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME"
+export GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+export GIT_AUTHOR_DATE="2026-11-30T00:00:00Z"
+export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+git_w() { git -C "$WORK" -c core.looseCompression=0 -c gc.auto=0 "$@"; }
+
+trim() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' <<< "$1"; }
+
+# The pghot Kconfig with only the blocks of symbols in $1.
+gen_kconfig() {
+	awk -v keep=" $1 " '
+		/^config / { on = index(keep, " " $2 " ") > 0; started = 1 }
+		!started || on { print }
+	' "$TOP/mm/pghot/Kconfig" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+# The pghot Makefile for objects $1 (and the injection object if $2).
+gen_makefile() {
+	printf '# SPDX-License-Identifier: GPL-2.0\n\nobj-y := %s\n' "$1"
+	[ -z "$2" ] || printf 'obj-$(CONFIG_PGHOT_HWHINT_INJECT) += inject.o\n'
+}
+
+log "base tree into git ($WORK)"
+rm -rf "$WORK" "$DEST"
+mkdir -p "$WORK" "$DEST"
+cp -a "$base/." "$WORK/"
+git_w init -q
+git_w add -A -f
+git_w commit -q -m "base: $KSRC_PKG $(cat "$LINUX/.pghot-base")"
+
+declare -A owner=()
+syms="" objs="" inject="" n=0
+while IFS='|' read -r name pats files ksyms kobjs msg; do
+	name=$(trim "$name"); [ -n "$name" ] || continue
+	case $name in \#*) continue ;; esac
+	pats=$(trim "$pats") files=$(trim "$files") ksyms=$(trim "$ksyms")
+	kobjs=$(trim "$kobjs") msg=$(trim "$msg")
+	n=$((n + 1))
+	for p in $pats; do
+		patch -d "$WORK" -p1 -F0 -s --no-backup-if-mismatch < "$PATCHES/$p" ||
+			die "step $name: $p does not apply"
+	done
+	for g in $files; do
+		found=0
+		for f in $(cd "$TOP" && compgen -G "$g" || true); do
+			[ -z "${owner[$f]:-}" ] || die "$f is in steps ${owner[$f]} and $name"
+			owner[$f]=$name found=1
+			mkdir -p "$WORK/$(dirname "$f")"
+			cp "$TOP/$f" "$WORK/$f"
+		done
+		[ $found = 1 ] || die "step $name: nothing matches $g"
+	done
+	if [ -n "$ksyms$kobjs" ]; then
+		syms="$syms $ksyms"
+		for o in $kobjs; do
+			if [ "$o" = inject ]; then inject=1; else objs="$objs $o"; fi
+		done
+		mkdir -p "$WORK/mm/pghot"
+		gen_kconfig "$syms" > "$WORK/mm/pghot/Kconfig"
+		gen_makefile "$(trim "$objs")" "$inject" > "$WORK/mm/pghot/Makefile"
+		owner[mm/pghot/Kconfig]=generated owner[mm/pghot/Makefile]=generated
+	fi
+	if [ "$msg" = - ]; then
+		set -- $pats
+		[ $# -ge 1 ] || die "step $name: message '-' needs an upstream patch"
+		sed -n '/^---$/q;p' "$PATCHES/$1" > "$OUT/.series-msg"
+	else
+		cp "$SER/$msg" "$OUT/.series-msg"
+	fi
+	printf '\nSigned-off-by: %s\n' "$IDENT" >> "$OUT/.series-msg"
+	git_w add -A -f
+	git_w commit -q -F "$OUT/.series-msg"
+	log "step $n: $name"
+done < "$SER/steps"
+rm -f "$OUT/.series-msg"
+
+# Every file of the repository belongs to a step, and the series ends
+# where the assembled tree is.
+bad=0
+while read -r f; do
+	[ -n "${owner[$f]:-}" ] || { log "$f is in no step"; bad=1; }
+	cmp -s "$WORK/$f" "$LINUX/$f" || { log "$f differs after the series"; bad=1; }
+done < <(overlay_files)
+for p in $(patch_list); do
+	for f in $(patch_files "$PATCHES/$p"); do
+		cmp -s "$WORK/$f" "$LINUX/$f" || { log "$f differs after the series"; bad=1; }
+	done
+done
+[ $bad = 0 ] || die "the series and the repository disagree (see above)"
+
+git_w format-patch -q --cover-letter --subject-prefix="RFC PATCH" \
+	-o "$DEST" HEAD~$n
+cover=$(ls "$DEST"/0000-cover-letter.patch)
+
+# The cover letter: subject and text from tooling/series/cover.txt, with
+# the medians of out/demo/results.json if make demo has run.
+python3 - "$cover" "$SER/cover.txt" "$OUT/demo/results.json" <<'PY'
+import json, os, sys
+cover, tmpl, res = sys.argv[1:4]
+subject, _, body = open(tmpl).read().partition("\n\n")
+rows, reps, dur = [], "?", "?"
+if os.path.exists(res):
+    data = json.load(open(res))
+    for r in data:
+        hot = 100.0 * r["promoted_hot_pages"] / r["hot_pages"]
+        cold = (f"{100.0 * r['promoted_cold_pages'] / r['cold_pages']:5.1f}%"
+                if r["cold_pages"] else "     -")
+        t95 = r["seconds_to_95pct"]
+        rows.append(f"  {r['scenario']:10} {r['config']:3} {hot:6.1f}%   {cold}"
+                    f"  {'-' if t95 is None else format(t95, '.1f'):>6}"
+                    f"  {r['migrations'] / r['hot_pages']:7.2f}"
+                    f"  {r['ops_per_sec']:12,.0f}")
+        reps, dur = r["runs"], round(r["elapsed_s"])
+    table = ("  scenario   cfg   hot up   cold up  s to 95%  migr/pg         ops/s\n"
+             + "\n".join(rows) + "\n")
+else:
+    table = "  (run make demo for the figures)\n"
+body = (body.replace("@RESULTS@", table).replace("@REPS@", str(reps))
+        .replace("@DURATION@", str(dur)))
+text = open(cover).read()
+text = text.replace("*** SUBJECT HERE ***", subject.strip())
+text = text.replace("*** BLURB HERE ***", body.rstrip() + "\n")
+open(cover, "w").write(text)
+PY
+log "series: $n patches and a cover letter in $DEST"
+ls "$DEST"
