@@ -46,7 +46,7 @@ series-check: series
 	@$(T)/series-check.sh
 
 # Upstream migration/hotplug tests on the base and the patched kernel.
-upstream-compare: kernel
+upstream-compare: setup
 	@$(T)/upstream-compare.sh
 
 # Save edits made under out/linux back into the repository.

@@ -6,7 +6,8 @@
 # and the pghot kselftests run as root: one boot in the default record
 # mode with every selftest, one in precise mode (same kernel binary) with
 # the pghot ones, and one with more CPUs for the upstream migration and
-# memory-hotplug tests. Ends with "check: N passed, N failed".
+# memory-hotplug tests; then make series and make series-check, which
+# count as one more test. Ends with "check: N passed, N failed".
 #
 # The kernel under test is a debug kernel (tooling/kconfig/debug.config:
 # KASAN, lockdep, DEBUG_VM, DEBUG_ATOMIC_SLEEP, ...) built in out/build-debug;
@@ -75,6 +76,19 @@ boot precise 'pghot_promote pghot_hotplug pghot_hwhint' 'pghot_mode=precise'
 # kernel too; mm/migration wants two CPUs more than the nodes it migrates
 # between, so this boot has two CPUs on each of nodes 0 and 1.
 NODE_CPUS=2 boot upstream 'upstream/migration upstream/mem-on-off-test.sh' '' nokunit
+
+# The series as it would be posted: every patch checkpatch-clean and
+# building on its own (plain config, out/series-check).
+phase "series: make series + make series-check"
+if "$TOP/tooling/series.sh" > "$OUT/check-series.log" 2>&1 &&
+   "$TOP/tooling/series-check.sh" >> "$OUT/check-series.log" 2>&1; then
+	grep -E '^pghot: (series|0[0-9]+-)' "$OUT/check-series.log" | tail -13
+	pass=$((pass + 1))
+else
+	tail -30 "$OUT/check-series.log"
+	log "series: failed (log: $OUT/check-series.log)"
+	fail=$((fail + 1))
+fi
 
 phase "done in $(( $(date +%s) - start ))s"
 echo "check: $pass passed, $fail failed"

@@ -63,8 +63,11 @@ for p in "${patches[@]}"; do
 	name=$(basename "$p")
 	[ "${name#0000-}" = "$name" ] || continue
 	t0=$(date +%s)
-	out=$(cd "$C/linux" && scripts/checkpatch.pl --strict --terse --no-summary \
-		--show-types --ignore FILE_PATH_CHANGES "$p" 2>&1) || true
+	# In a git tree checkpatch also runs scripts/spdxcheck.py, which needs
+	# Debian's python3 with python3-ply and python3-git.
+	out=$(cd "$C/linux" && PATH=/usr/bin:$PATH scripts/checkpatch.pl \
+		--strict --terse --no-summary --show-types \
+		--ignore FILE_PATH_CHANGES "$p" 2>&1) || true
 	if [ -n "$out" ]; then
 		echo "$out"
 		log "$name: checkpatch has something to say"

@@ -8,7 +8,8 @@ set -euo pipefail
 KSRC_PKG=linux-source-7.3
 
 want_pkgs=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio kmod
-	   rsync python3 sparse numactl libnuma-dev xz-utils gnuplot-nox
+	   rsync python3 python3-ply python3-git git sparse numactl libnuma-dev
+	   xz-utils gnuplot-nox
 	   qemu-system-x86 "$KSRC_PKG")
 
 need=()

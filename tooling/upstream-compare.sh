@@ -3,14 +3,16 @@
 # make upstream-compare: the upstream tests make check runs for regressions
 # (mm/migration, memory-hotplug/mem-on-off-test.sh) on the base kernel
 # (built by make series-check from the unpatched tree) and on the patched
-# kernel (out/build, same config), in the same VM shape, side by side.
+# kernel (the series' last step in out/series-check/build, same config; or
+# out/build if there is none), in the same VM shape, side by side.
 # Fails if the patched kernel fails a test the base kernel passes.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TESTS='upstream/migration upstream/mem-on-off-test.sh'
 base=$OUT/series-check/base-bzImage
-patched=$OUT/build/arch/x86/boot/bzImage
+patched=$OUT/series-check/build/arch/x86/boot/bzImage
+[ -f "$patched" ] || patched=$OUT/build/arch/x86/boot/bzImage
 [ -f "$base" ] || die "no base kernel at $base; run 'make series-check'"
 [ -f "$patched" ] || die "no patched kernel at $patched; run 'make kernel'"
 "$TOP/tooling/build-selftests.sh" || exit 1
