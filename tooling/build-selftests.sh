@@ -45,7 +45,7 @@ mkdir -p "$UP"
 	flock 9
 	make -s -C "$LINUX" O="$OUT/build-headers" headers_install \
 		INSTALL_HDR_PATH="$HDRS"
-) 9> "$OUT/.build.lock"
+) 9> "$BUILD_LOCK"
 log "CC upstream mm/migration"
 (cd "$SELFTESTS" && "$CC" -O2 -Wall -isystem "$HDRS/include" -I. -Imm \
 	-o "$UP/migration" mm/migration.c mm/vm_util.c mm/hugepage_settings.c \

@@ -8,7 +8,7 @@ set -euo pipefail
 KBUILD=${KBUILD:-$OUT/build}
 FRAGMENTS=${FRAGMENTS:-$TOP/tooling/kconfig/pghot.config}
 mkdir -p "$KBUILD" "$OUT/ccache"
-exec 9> "$OUT/.build.lock"
+exec 9> "$BUILD_LOCK"
 flock 9
 
 export CCACHE_DIR=${CCACHE_DIR:-$OUT/ccache}

@@ -10,6 +10,8 @@ OVERLAY_DIRS="mm include arch Documentation tools"
 PATCHES=$TOP/patches
 LINUX=$OUT/linux		# the assembled tree that gets built
 STAGE=$OUT/stage		# the last assembled result, for edit detection
+# One kernel build at a time on this machine, whichever checkout runs it.
+BUILD_LOCK=${PGHOT_BUILD_LOCK:-${TMPDIR:-/tmp}/pghot-build.lock}
 
 die() { echo "pghot: $*" >&2; exit 1; }
 log() { echo "pghot: $*" >&2; }

@@ -36,7 +36,7 @@ git_c init -q
 git_c add -A -f
 git_c commit -q -m base
 
-exec 9> "$OUT/.build.lock"
+exec 9> "$BUILD_LOCK"
 flock 9
 export CCACHE_DIR=${CCACHE_DIR:-$OUT/ccache} CCACHE_BASEDIR=$C
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'
