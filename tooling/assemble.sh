@@ -34,13 +34,9 @@ done < "$manifest.overlay"
 cat "$manifest.overlay" > "$manifest"
 rm -f "$manifest.overlay"
 
-declare -A owner=()
 for p in $(patch_list); do
 	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
 	for f in $(patch_files "$PATCHES/$p"); do
-		[ -n "${owner[$f]:-}" ] &&
-			die "$f is changed by both ${owner[$f]} and $p; keep one patch per upstream file"
-		owner[$f]=$p
 		echo "$f" >> "$manifest"
 	done
 	# patch(1) writes a new file and renames it, so base's hard links stay

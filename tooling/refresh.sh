@@ -5,6 +5,10 @@
 #    assembly are copied back (never over an edit made in the repository);
 #  - each patch in patches/series is regenerated from the base tree and
 #    out/linux for the upstream files it owns, keeping its header.
+# An upstream file may be changed by several patches (e.g. vmstat counters
+# that arrive with their users): its hunks in all but the last of them are
+# kept as they are, and the last one is regenerated against the state the
+# earlier ones leave. To change an earlier patch's part, edit that patch.
 # To start changing another upstream file, edit it in out/linux and run
 #	tooling/refresh.sh --add <patch-name> <path>
 # which adds the file to that patch (creating the patch and appending it to
@@ -42,18 +46,42 @@ while read -r sum f; do
 	cp "$LINUX/$f" "$TOP/$f"; log "saved $f"; n=$((n + 1))
 done < <(grep -v '^$' "$LINUX/.pghot-sums" 2>/dev/null | sed 's/  / /')
 
+# The files of each patch, and the last patch that changes each file.
+declare -A files_of=() last=()
+for p in $(patch_list); do
+	files_of[$p]=$( (patch_files "$PATCHES/$p"; printf '%s\n' ${extra[$p]:-}) |
+			awk 'NF && !seen[$0]++')
+	for f in ${files_of[$p]}; do last[$f]=$p; done
+done
+
+# state/<file>: the file as the patches so far leave it.
+state=$(mktemp -d)
+trap 'rm -rf "$state"' EXIT
 for p in $(patch_list); do
 	pf=$PATCHES/$p
-	files=$( (patch_files "$pf"; printf '%s\n' ${extra[$p]:-}) | awk '!seen[$0]++')
 	new=$(mktemp)
 	# Header: the commit message, everything before the "---" line (or
 	# the first diff); then "---" and one git-style diff per file.
 	awk '/^(---$|diff |--- )/{exit} {print}' "$pf" > "$new"
 	echo "---" >> "$new"
-	for f in $files; do
-		echo "diff --git a/$f b/$f" >> "$new"
-		diff -u --label "a/$f" --label "b/$f" "$base/$f" "$LINUX/$f" >> "$new" && true
-		[ $? -le 1 ] || die "diff failed on $f"
+	for f in ${files_of[$p]}; do
+		if [ ! -e "$state/$f" ]; then
+			mkdir -p "$state/$(dirname "$f")"
+			cp "$base/$f" "$state/$f"
+		fi
+		if [ "${last[$f]}" = "$p" ]; then
+			echo "diff --git a/$f b/$f" >> "$new"
+			diff -u --label "a/$f" --label "b/$f" "$state/$f" "$LINUX/$f" >> "$new" && true
+			[ $? -le 1 ] || die "diff failed on $f"
+		else
+			# An earlier patch's part: kept, and applied to the state.
+			hunk=$(mktemp)
+			awk -v f="$f" '/^diff --git /{on = ($3 == "a/" f)} on' "$pf" > "$hunk"
+			cat "$hunk" >> "$new"
+			patch -s -F0 --no-backup-if-mismatch "$state/$f" < "$hunk" ||
+				die "$p: its part of $f does not apply"
+			rm -f "$hunk"
+		fi
 	done
 	if ! cmp -s "$new" "$pf"; then
 		mv "$new" "$pf"; log "regenerated patches/$p"; n=$((n + 1))

@@ -10,8 +10,12 @@
 #ifndef _LINUX_PGHOT_H
 #define _LINUX_PGHOT_H
 
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/types.h>
+
+struct folio;
+struct page;
 
 /**
  * enum pghot_src - sources of page hotness information
@@ -30,6 +34,33 @@ enum pghot_src {
 #define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
 
 /**
+ * enum pghot_skip_reason - why kmigrated did not promote a ready page
+ * @PGHOT_SKIP_STALE: freed, split or moved meanwhile
+ * @PGHOT_SKIP_NO_TARGET: no top-tier node to go to
+ * @PGHOT_SKIP_PINNED: pinned for DMA
+ * @PGHOT_SKIP_POLICY: its owners' memory policy or cpuset excludes the target
+ * @PGHOT_SKIP_POLICY_UNKNOWN: the policy could not be checked
+ * @PGHOT_SKIP_RATELIMITED: over the target's promotion rate limit
+ * @PGHOT_SKIP_TARGET_FULL: the target has no room
+ * @PGHOT_SKIP_ISOLATE_FAILED: it could not be isolated
+ * @PGHOT_SKIP_FAILED: its batch's migration failed for some pages
+ *
+ * In the order kmigrated decides. Each has a vmstat counter and shows in
+ * the pghot:pghot_promote_skip tracepoint.
+ */
+enum pghot_skip_reason {
+	PGHOT_SKIP_STALE,
+	PGHOT_SKIP_NO_TARGET,
+	PGHOT_SKIP_PINNED,
+	PGHOT_SKIP_POLICY,
+	PGHOT_SKIP_POLICY_UNKNOWN,
+	PGHOT_SKIP_RATELIMITED,
+	PGHOT_SKIP_TARGET_FULL,
+	PGHOT_SKIP_ISOLATE_FAILED,
+	PGHOT_SKIP_FAILED,
+};
+
+/**
  * struct pghot_hwhint_provider - a source of hardware access samples
  * @name: short name, shown in /sys/kernel/debug/pghot/stats
  * @disable: stop sampling; called on unregistration if still sampling
@@ -46,14 +77,64 @@ struct pghot_hwhint_provider {
 struct dentry;
 
 #ifdef CONFIG_PGHOT
+extern unsigned int pghot_enabled_sources;
+DECLARE_STATIC_KEY_FALSE(pghot_tracking);
+
 int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
-bool pghot_src_enabled(enum pghot_src src);
+bool __pghot_hint_fault(struct folio *folio, int target, bool hot);
+void __pghot_free_pages(struct page *page, unsigned int order);
+void __pghot_folio_demoted(struct folio *folio);
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
 void pghot_hwhint_register(struct pghot_hwhint_provider *p);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
 void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
 struct dentry *pghot_debugfs_dir(void);
+
+/**
+ * pghot_src_enabled - is a hotness source enabled
+ * @src: the source
+ *
+ * Return: true if @src is enabled in enabled_sources.
+ */
+static inline bool pghot_src_enabled(enum pghot_src src)
+{
+	return READ_ONCE(pghot_enabled_sources) & (1U << src);
+}
+
+/**
+ * pghot_hint_fault - let pghot take a NUMA hint fault in tiering mode
+ * @folio: the lower-tier folio that faulted (mapped, page table locked)
+ * @target: where NUMA balancing would promote it (mpol_misplaced())
+ * @hot: NUMA balancing would promote it now (room to spare on @target,
+ *	 or a fault latency under its hot threshold)
+ *
+ * With the hint-fault source enabled, pghot records the access instead of
+ * the fault path migrating the folio; kmigrated promotes it to @target
+ * once it is hot, at once if @hot.
+ *
+ * Return: true if pghot took the fault: the caller must not migrate.
+ */
+static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
+{
+	if (!pghot_src_enabled(PGHOT_HINTFAULTS))
+		return false;
+	return __pghot_hint_fault(folio, target, hot);
+}
+
+/* The page allocator frees pages: forget their hotness. */
+static inline void pghot_free_pages(struct page *page, unsigned int order)
+{
+	if (static_branch_unlikely(&pghot_tracking))
+		__pghot_free_pages(page, order);
+}
+
+/* Reclaim demotes into @folio, just allocated on a lower tier. */
+static inline void pghot_folio_demoted(struct folio *folio)
+{
+	if (static_branch_unlikely(&pghot_tracking))
+		__pghot_folio_demoted(folio);
+}
 #else
 static inline int pghot_record_access(unsigned long pfn, int nid,
 				      enum pghot_src src, unsigned long now)
@@ -64,6 +145,19 @@ static inline int pghot_record_access(unsigned long pfn, int nid,
 static inline bool pghot_src_enabled(enum pghot_src src)
 {
 	return false;
+}
+
+static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
+{
+	return false;
+}
+
+static inline void pghot_free_pages(struct page *page, unsigned int order)
+{
+}
+
+static inline void pghot_folio_demoted(struct folio *folio)
+{
 }
 #endif /* CONFIG_PGHOT */
 

@@ -36,12 +36,9 @@ static int pghot_check_sources(long val)
 
 static int pghot_check_target(long nid)
 {
-	if (nid == PGHOT_TARGET_AUTO)
+	if (nid == PGHOT_TARGET_AUTO || pghot_valid_target(nid))
 		return 0;
-	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY) ||
-	    !node_is_toptier(nid))
-		return -EINVAL;
-	return 0;
+	return -EINVAL;
 }
 
 static int pghot_check_threshold(long val)
@@ -77,13 +74,13 @@ static const struct pghot_tunable pghot_tunables[] = {
 #define PGHOT_TUNABLE_BUF	24
 
 /*
- * Parse and validate @buf for @t. Everything that is not a valid value,
- * overflow included, is -EINVAL.
+ * Parse and validate @buf (@len bytes) for @t. Everything that is not a
+ * valid value, overflow and embedded NUL bytes included, is -EINVAL.
  */
 static int pghot_tunable_parse(const struct pghot_tunable *t, const char *buf,
-			       long *val)
+			       size_t len, long *val)
 {
-	if (kstrtol(buf, 0, val))
+	if (strnlen(buf, len) != len || kstrtol(buf, 0, val))
 		return -EINVAL;
 	if (*val < t->min || *val > t->max)
 		return -EINVAL;
@@ -105,7 +102,7 @@ static ssize_t pghot_tunable_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 
 	mutex_lock(&pghot_tunables_lock);
-	err = pghot_tunable_parse(t, buf, &val);
+	err = pghot_tunable_parse(t, buf, count, &val);
 	if (!err) {
 		if (t->ival)
 			WRITE_ONCE(*t->ival, val);
@@ -144,24 +141,21 @@ static const struct file_operations pghot_tunable_fops = {
 
 static int pghot_stats_show(struct seq_file *m, void *v)
 {
-	unsigned long bytes = pghot_record_bytes();
+	struct pghot_store_stats st;
+	unsigned long bytes = 0, pages = 0;
 	int nid;
 
+	for_each_node(nid) {
+		pghot_store_stats(nid, &st);
+		bytes += st.bytes;
+		pages += st.pages;
+	}
 	seq_printf(m, "mode %s\n", pghot_layout->name);
 	seq_printf(m, "record_bytes_per_page %u\n", pghot_layout->size);
+	/* What the allocator handed out: records, headers and tables. */
 	seq_printf(m, "record_memory_bytes %lu\n", bytes);
-	seq_printf(m, "tracked_pages %lu\n", pghot_tracked_pages());
-	/* pghot_node_stop() frees a node's state after a grace period. */
-	rcu_read_lock();
-	for_each_node(nid) {
-		struct pghot_node *pn = READ_ONCE(pghot_nodes[nid]);
-
-		if (!pn)
-			continue;
-		seq_printf(m, "node%d target %d queued %u\n", nid,
-			   pghot_default_target(nid), kfifo_len(&pn->ready));
-	}
-	rcu_read_unlock();
+	seq_printf(m, "tracked_pages %lu\n", pages);
+	pghot_kmigrated_show(m);
 	pghot_hwhint_show(m);
 	return 0;
 }
@@ -171,7 +165,8 @@ DEFINE_SHOW_ATTRIBUTE(pghot_stats);
  * pghot_debugfs_dir - the /sys/kernel/debug/pghot directory
  *
  * For pghot's own files and for hardware hint providers' knobs (created
- * under a subdirectory of their own). Created on first use.
+ * under a subdirectory of their own). Created on first use. Not exported:
+ * every provider is built in.
  *
  * Return: the directory's dentry (an error pointer if debugfs is off).
  */
@@ -186,13 +181,16 @@ struct dentry *pghot_debugfs_dir(void)
 	mutex_unlock(&lock);
 	return dir;
 }
-EXPORT_SYMBOL_GPL(pghot_debugfs_dir);
 
 static int __init pghot_debugfs_init(void)
 {
-	struct dentry *dir = pghot_debugfs_dir();
+	struct dentry *dir;
 	int i;
 
+	/* pghot_mode=off: no pghot, no interface. */
+	if (pghot_off)
+		return 0;
+	dir = pghot_debugfs_dir();
 	for (i = 0; i < ARRAY_SIZE(pghot_tunables); i++)
 		debugfs_create_file(pghot_tunables[i].name, 0600, dir,
 				    (void *)&pghot_tunables[i], &pghot_tunable_fops);

@@ -3,112 +3,209 @@
  * kmigrated: one thread per lower-tier memory node that promotes the pages
  * pghot found hot.
  *
- * The thread only ever looks at its node's queue of migrate-ready pages,
- * so its work is proportional to the number of hot pages; a node with no
- * hot pages costs nothing, not even a timer wakeup. Promotion goes through
- * the same per-target-node rules as NUMA balancing in tiering mode: while
- * the target has memory to spare everything goes (pgpromote_candidate_nrl);
- * otherwise the candidates are rate limited
- * (kernel.numa_balancing_promote_rate_limit_MBps) and the promotion window
- * of pages bound for that target adapts so candidates track the limit.
- * A target that demotes meanwhile gets no promotions for a while (see
- * pghot_backoff()). The pages of a batch that go to one target migrate
+ * The thread only ever looks at its node's queue of migrate-ready pages
+ * (and at sections that asked for attention), so its work is proportional
+ * to the number of hot pages; a node with no hot pages costs nothing, not
+ * even a timer wakeup. Promotion goes through the same per-target-node
+ * rules as NUMA balancing in tiering mode: while the target has memory to
+ * spare everything goes (pgpromote_candidate_nrl); otherwise the candidates
+ * are rate limited (kernel.numa_balancing_promote_rate_limit_MBps) and the
+ * promotion window of pages bound for that target adapts so candidates
+ * track the limit. The pages of a batch that go to one target migrate
  * together, with one TLB flush.
+ *
+ * A ready page goes where its source said: for a NUMA hint fault, the
+ * node mpol_misplaced() chose (the faulting task's), for a hardware hint
+ * the accessing CPU's node, unless target_nid says otherwise; a target
+ * that did not come from the fault path is first checked against the
+ * memory policies and cpusets of the page's owners (policy.c). Pinned
+ * pages are left alone. Every decision not to promote is counted and
+ * traced with its reason.
  */
 #define pr_fmt(fmt) "kmigrated: " fmt
 
 #include <linux/freezer.h>
+#include <linux/kfifo.h>
 #include <linux/kthread.h>
+#include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/node.h>
+#include <linux/pghot.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmstat.h>
+#include <linux/wait.h>
 
-#include "internal.h"
+#include "kmigrated.h"
+#include "record.h"
 
+#define CREATE_TRACE_POINTS
 #include <trace/events/pghot.h>
+
+int pghot_target_nid __read_mostly = PGHOT_TARGET_AUTO;
+unsigned int pghot_kmigrated_sleep_ms __read_mostly = 100;
+unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
 
 /* How often the adaptive window of a target may move. */
 #define PGHOT_THRESHOLD_PERIOD_MS	1000
 
-/* How often demotions are looked at, the first pause and the longest. */
-#define PGHOT_BACKOFF_PERIOD_MS		1000
-#define PGHOT_BACKOFF_MS_MAX		(64 * PGHOT_BACKOFF_PERIOD_MS)
+/* Ready pages queued per node; more wait until kmigrated catches up. */
+#define PGHOT_READY_QUEUE	(4 * PGHOT_BATCH_NR_MAX)
 
-struct kmigrated_batch {
-	unsigned int taken;		/* ready pages dequeued */
-	unsigned int promoted;		/* pages (base pages) promoted */
-	unsigned int ratelimited;	/* refused by the rate limit or backoff */
-	unsigned int failed;		/* isolation or migration failed */
-	struct list_head folios;	/* isolated, for one target and cgroup */
-	int target;			/* of @folios */
-	const void *cg;			/* of @folios */
+/* A queued ready page. */
+struct pghot_ready {
+	unsigned long pfn;
+	int target;			/* NUMA_NO_NODE: kmigrated picks */
+	unsigned int flags;		/* PGHOT_READY_* */
 };
+
+/* Per lower-tier node state. */
+struct pghot_node {
+	int nid;
+	struct task_struct *kmigrated;
+	wait_queue_head_t wait;
+	DECLARE_KFIFO_PTR(ready, struct pghot_ready);
+	spinlock_t ready_lock;		/* serialises the producers of @ready */
+	unsigned long deferred;		/* ready pages wait outside the queue */
+	unsigned long kicked;		/* sections ask for a sweep */
+	int target;			/* default target: nearest top-tier node */
+	/* kmigrated's own */
+	struct pghot_ready *batch;
+	unsigned long *dpfns;
+	int *dtargets;
+};
+
+/*
+ * Per target node: the promotion window kmigrated adapts so that the
+ * candidates for that target track the rate limit (0: promote_window_ms).
+ */
+struct pghot_target {
+	unsigned int window_ms;
+	unsigned int start;		/* adaptation period start, ms */
+	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
+};
+
+static struct pghot_node __rcu **pghot_nodes;
+static struct pghot_target *pghot_targets;
+static DEFINE_MUTEX(pghot_nodes_lock);
+
+static const enum vm_event_item pghot_skip_event[] = {
+	[PGHOT_SKIP_STALE]		= PGHOT_PROMOTE_STALE,
+	[PGHOT_SKIP_NO_TARGET]		= PGHOT_PROMOTE_NO_TARGET,
+	[PGHOT_SKIP_PINNED]		= PGHOT_PROMOTE_PINNED,
+	[PGHOT_SKIP_POLICY]		= PGHOT_PROMOTE_POLICY,
+	[PGHOT_SKIP_POLICY_UNKNOWN]	= PGHOT_PROMOTE_POLICY_UNKNOWN,
+	[PGHOT_SKIP_RATELIMITED]	= PGHOT_PROMOTE_RATELIMITED,
+	[PGHOT_SKIP_TARGET_FULL]	= PGHOT_PROMOTE_TARGET_FULL,
+	[PGHOT_SKIP_ISOLATE_FAILED]	= PGHOT_PROMOTE_ISOLATE_FAILED,
+	[PGHOT_SKIP_FAILED]		= PGHOT_PROMOTE_FAILED,
+};
+
+static struct pghot_node *pghot_node(int nid)
+{
+	if (!pghot_nodes)
+		return NULL;
+	return rcu_dereference_check(pghot_nodes[nid],
+				     lockdep_is_held(&pghot_nodes_lock));
+}
+
+/**
+ * pghot_valid_target - can @nid take promotions
+ * @nid: a node id, or anything
+ *
+ * Return: true for an online top-tier node with memory.
+ */
+bool pghot_valid_target(int nid)
+{
+	return nid >= 0 && nid < nr_node_ids && node_state(nid, N_MEMORY) &&
+	       node_is_toptier(nid);
+}
+
+/**
+ * pghot_effective_window_ms - the promotion window for pages going to @target
+ * @target: target node, or NUMA_NO_NODE
+ *
+ * When the target has no room to spare, kmigrated adapts its window so
+ * that candidates track the promotion rate limit, as NUMA balancing does
+ * with its hot threshold.
+ *
+ * Return: the window in milliseconds.
+ */
+unsigned int pghot_effective_window_ms(int target)
+{
+	unsigned int th = 0;
+
+	if (target >= 0 && target < nr_node_ids && pghot_targets)
+		th = READ_ONCE(pghot_targets[target].window_ms);
+	return th ? : READ_ONCE(pghot_promote_window_ms);
+}
+
+/**
+ * pghot_queue_ready - queue a ready page for its node's kmigrated
+ * @nid: the lower-tier node of @pfn
+ * @pfn: the page (head page of a large folio)
+ * @target: where it should go, or NUMA_NO_NODE
+ * @flags: PGHOT_READY_*
+ *
+ * A page the queue cannot take stays ready and is found by a scan later.
+ * Callable from any context that records accesses (not NMI).
+ */
+void pghot_queue_ready(int nid, unsigned long pfn, int target,
+		       unsigned int flags)
+{
+	struct pghot_ready r = { .pfn = pfn, .target = target, .flags = flags };
+	unsigned int len, queued;
+	struct pghot_node *pn;
+	unsigned long irqfl;
+	bool was_empty;
+
+	rcu_read_lock();
+	pn = pghot_node(nid);
+	if (!pn) {
+		/* The node is going away; its records go with it. */
+		rcu_read_unlock();
+		return;
+	}
+	spin_lock_irqsave(&pn->ready_lock, irqfl);
+	was_empty = kfifo_is_empty(&pn->ready);
+	queued = kfifo_in(&pn->ready, &r, 1);
+	len = kfifo_len(&pn->ready);
+	spin_unlock_irqrestore(&pn->ready_lock, irqfl);
+
+	if (!queued) {
+		/* kmigrated finds it once the queue has drained. */
+		pghot_record_defer(nid, pfn, target);
+		WRITE_ONCE(pn->deferred, 1);
+		count_vm_event(PGHOT_READY_DEFERRED);
+	} else if ((was_empty || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
+		   wq_has_sleeper(&pn->wait)) {
+		/* The first page wakes an idle kmigrated, a full batch a waiting one. */
+		wake_up_interruptible(&pn->wait);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * pghot_kmigrated_kick - have a node's kmigrated sweep its sections
+ * @nid: lower-tier node
+ */
+void pghot_kmigrated_kick(int nid)
+{
+	struct pghot_node *pn;
+
+	rcu_read_lock();
+	pn = pghot_node(nid);
+	if (pn && !test_and_set_bit(0, &pn->kicked))
+		wake_up_interruptible(&pn->wait);
+	rcu_read_unlock();
+}
 
 enum kmigrated_verdict {
 	KMIGRATED_PROMOTE,
 	KMIGRATED_RATELIMITED,
-	KMIGRATED_BACKOFF,
 };
-
-/*
- * A target that demotes while pages are promoted into it has no room to
- * give: each promotion pushes another page down, and in a working set
- * larger than the top tier both come back up, over and over. So pause
- * promotion into a target that demoted during the last period: for one
- * period the first time, twice as long each time it demotes again in the
- * period after a pause, up to PGHOT_BACKOFF_MS_MAX. A period without
- * demotions halves the next pause; free space to spare ends the backoff
- * (kmigrated_may_promote()). Demotions are counted only over periods in
- * which kmigrated could promote: the reference is taken anew when a pause
- * ends.
- *
- * @demoted is the target's demotion count and @now jiffies. Only the
- * kmigrated that advances @t->check updates the other fields; the others
- * just read whether a pause is on. The one exception, clearing
- * @t->backoff_ms when the target has room again, races harmlessly: at
- * worst a pause ends early or one more starts.
- *
- * Return: true while promotion into the target is paused.
- */
-static bool pghot_backoff(struct pghot_target *t, unsigned long demoted,
-			  unsigned long now)
-{
-	unsigned long check = READ_ONCE(t->check);
-	unsigned int ms;
-
-	if ((check && time_before(now, check)) ||
-	    cmpxchg(&t->check, check,
-		    now + msecs_to_jiffies(PGHOT_BACKOFF_PERIOD_MS)) != check)
-		goto out;
-
-	if (t->counted && demoted != t->demoted) {
-		ms = t->backoff_ms ? min(2 * t->backoff_ms, PGHOT_BACKOFF_MS_MAX) :
-				     PGHOT_BACKOFF_PERIOD_MS;
-		WRITE_ONCE(t->backoff_ms, ms);
-		WRITE_ONCE(t->resume, now + msecs_to_jiffies(ms));
-		WRITE_ONCE(t->check, t->resume);
-		t->counted = false;
-		goto out;
-	}
-	if (t->counted)
-		WRITE_ONCE(t->backoff_ms, t->backoff_ms / 2);
-	t->demoted = demoted;
-	t->counted = true;
-out:
-	return READ_ONCE(t->backoff_ms) &&
-	       time_before(now, READ_ONCE(t->resume));
-}
-
-/* Pages demoted from @pgdat so far, by any kind of reclaim. */
-static unsigned long pghot_node_demoted(struct pglist_data *pgdat)
-{
-	return node_page_state(pgdat, PGDEMOTE_KSWAPD) +
-	       node_page_state(pgdat, PGDEMOTE_DIRECT) +
-	       node_page_state(pgdat, PGDEMOTE_KHUGEPAGED) +
-	       node_page_state(pgdat, PGDEMOTE_PROACTIVE);
-}
 
 /*
  * May @nr pages go to @target now? Charges them as candidates of the
@@ -121,14 +218,11 @@ static enum kmigrated_verdict kmigrated_may_promote(int target, long nr)
 	unsigned long rate_limit;
 
 	if (pgdat_free_space_enough(pgdat)) {
-		/* Workload changed: start adapting afresh, no backoff. */
+		/* Workload changed: start adapting afresh. */
 		WRITE_ONCE(t->window_ms, 0);
-		WRITE_ONCE(t->backoff_ms, 0);
 		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
 		return KMIGRATED_PROMOTE;
 	}
-	if (pghot_backoff(t, pghot_node_demoted(pgdat), jiffies))
-		return KMIGRATED_BACKOFF;
 	rate_limit = MB_TO_PAGES((unsigned long)
 				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
 	numa_promotion_adjust_threshold(pgdat, rate_limit,
@@ -140,6 +234,16 @@ static enum kmigrated_verdict kmigrated_may_promote(int target, long nr)
 	return KMIGRATED_PROMOTE;
 }
 
+struct kmigrated_batch {
+	unsigned int taken;		/* ready pages dequeued */
+	unsigned int promoted;		/* base pages promoted */
+	unsigned int skipped;		/* ready pages not promoted */
+	struct list_head folios;	/* isolated, for one target and cgroup */
+	unsigned long nr_pages;		/* in @folios */
+	int target;			/* of @folios */
+	const void *cg;			/* of @folios */
+};
+
 /* What groups folios for one migrate_misplaced_folios() call. */
 static const void *kmigrated_folio_cg(struct folio *folio)
 {
@@ -150,140 +254,191 @@ static const void *kmigrated_folio_cg(struct folio *folio)
 #endif
 }
 
-/* Migrate the folios gathered so far, with one TLB flush for them all. */
-static void kmigrated_flush(struct kmigrated_batch *b)
+static void kmigrated_skip(struct kmigrated_batch *b, unsigned long pfn,
+			   int nid, int target, enum pghot_skip_reason why,
+			   unsigned long nr)
 {
-	unsigned int nr_pages = 0, done;
-	struct folio *folio;
+	count_vm_events(pghot_skip_event[why], nr);
+	trace_pghot_promote_skip(pfn, nid, target, why);
+	b->skipped++;
+}
+
+/* Migrate the folios gathered so far, with one TLB flush for them all. */
+static void kmigrated_flush(struct pghot_node *pn, struct kmigrated_batch *b)
+{
+	unsigned int done;
 
 	if (list_empty(&b->folios))
 		return;
-	list_for_each_entry(folio, &b->folios, lru)
-		nr_pages += folio_nr_pages(folio);
 	migrate_misplaced_folios(&b->folios, b->target, &done);
+	count_vm_events(PGHOT_PROMOTED, done);
 	b->promoted += done;
-	if (done < nr_pages) {
-		count_vm_events(PGHOT_PROMOTE_FAILED, nr_pages - done);
-		b->failed += nr_pages - done;
+	if (done < b->nr_pages) {
+		count_vm_events(PGHOT_PROMOTE_FAILED, b->nr_pages - done);
+		trace_pghot_promote_skip(0, pn->nid, b->target, PGHOT_SKIP_FAILED);
+		b->skipped++;
 	}
+	b->nr_pages = 0;
 }
 
 /*
- * Isolate the page at @pfn for promotion, if it is still ready, still
- * here and allowed to go, and add it to the batch. The target's room is
- * checked per folio (migrate_misplaced_folio_prepare()) before the batch
- * migrates, so a batch may take the target up to one batch below its
- * high watermark; kswapd, woken by the first refusal, makes up for it.
+ * Where the page at @r goes. A precise record names the last target, a
+ * queue entry the one at the time it became ready; target_nid overrides
+ * both. *@vetted: the fault path checked the memory policy for it.
  */
-static void kmigrated_take_pfn(struct pghot_node *pn, unsigned long pfn,
-			       struct kmigrated_batch *b)
+static int kmigrated_target(struct pghot_node *pn, const struct pghot_ready *r,
+			    u32 rec, bool *vetted)
 {
+	int forced = READ_ONCE(pghot_target_nid);
+	int target = pghot_rec_nid(pghot_layout, rec);
+
+	if (target == NUMA_NO_NODE)
+		target = r->target;
+	*vetted = (r->flags & PGHOT_READY_VETTED) && target == r->target;
+	if (forced != PGHOT_TARGET_AUTO && pghot_valid_target(forced)) {
+		*vetted = *vetted && forced == target;
+		return forced;
+	}
+	if (pghot_valid_target(target))
+		return target;
+	*vetted = false;
+	target = READ_ONCE(pn->target);
+	return pghot_valid_target(target) ? target : NUMA_NO_NODE;
+}
+
+/*
+ * Isolate the page of @r for promotion, if it is still ready, still here
+ * and allowed to go, and add it to the batch.
+ */
+static void kmigrated_take(struct pghot_node *pn, const struct pghot_ready *r,
+			   struct kmigrated_batch *b)
+{
+	enum pghot_skip_reason why;
 	struct folio *folio;
 	struct page *page;
 	int target, err;
+	bool vetted;
 	long nr;
 	u32 rec;
 
-	page = pfn_to_online_page(pfn);
+	page = pfn_to_online_page(r->pfn);
 	if (!page) {
-		count_vm_event(PGHOT_PROMOTE_STALE);
+		kmigrated_skip(b, r->pfn, pn->nid, r->target, PGHOT_SKIP_STALE, 1);
 		return;
 	}
-	/* Taken already (queued and found deferred too), or memory gone. */
-	if (!pghot_record_take_ready(pfn, &rec))
+	/* Taken already (queued and found deferred too), or freed meanwhile. */
+	if (!pghot_record_take_ready(pn->nid, r->pfn, &rec))
 		return;
 	folio = page_folio(page);
 	if (!folio_try_get(folio)) {
-		count_vm_event(PGHOT_PROMOTE_STALE);
+		kmigrated_skip(b, r->pfn, pn->nid, r->target, PGHOT_SKIP_STALE, 1);
 		return;
 	}
+	nr = folio_nr_pages(folio);
+	target = kmigrated_target(pn, r, rec, &vetted);
 	/* Freed and reused, split, or already moved meanwhile? */
 	if (unlikely(page_folio(page) != folio || folio_nid(folio) != pn->nid ||
 		     !folio_test_lru(folio))) {
-		count_vm_event(PGHOT_PROMOTE_STALE);
-		goto put;
+		why = PGHOT_SKIP_STALE;
+		goto skip;
 	}
-	target = pghot_target_for(pn->nid, rec);
 	if (target == NUMA_NO_NODE) {
-		count_vm_event(PGHOT_PROMOTE_NO_TARGET);
-		goto put;
+		why = PGHOT_SKIP_NO_TARGET;
+		goto skip;
 	}
-	nr = folio_nr_pages(folio);
-	switch (kmigrated_may_promote(target, nr)) {
-	case KMIGRATED_PROMOTE:
-		break;
-	case KMIGRATED_RATELIMITED:
-		count_vm_event(PGHOT_PROMOTE_RATELIMITED);
-		b->ratelimited += nr;
-		goto put;
-	case KMIGRATED_BACKOFF:
-		count_vm_event(PGHOT_PROMOTE_BACKOFF);
-		b->ratelimited += nr;
-		goto put;
+	/* Migration would unmap it and fail on the pin's reference. */
+	if (folio_maybe_dma_pinned(folio)) {
+		why = PGHOT_SKIP_PINNED;
+		goto skip;
 	}
-	err = migrate_misplaced_folio_prepare(folio, NULL, target);
+	if (!vetted) {
+		switch (pghot_policy_check(folio, target)) {
+		case PGHOT_POLICY_ALLOWED:
+			break;
+		case PGHOT_POLICY_FORBIDDEN:
+			why = PGHOT_SKIP_POLICY;
+			goto skip;
+		case PGHOT_POLICY_UNKNOWN:
+			why = PGHOT_SKIP_POLICY_UNKNOWN;
+			goto skip;
+		}
+	}
+	if (kmigrated_may_promote(target, nr) == KMIGRATED_RATELIMITED) {
+		why = PGHOT_SKIP_RATELIMITED;
+		goto skip;
+	}
+	if (!list_empty(&b->folios) &&
+	    (target != b->target || kmigrated_folio_cg(folio) != b->cg))
+		kmigrated_flush(pn, b);
+	/* Counts the batch so far against the target's watermark. */
+	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages);
 	if (err) {
-		count_vm_event(err == -ENOSPC ? PGHOT_PROMOTE_TARGET_FULL :
-						PGHOT_PROMOTE_ISOLATE_FAILED);
-		b->failed += nr;
-		goto put;
+		why = err == -ENOSPC ? PGHOT_SKIP_TARGET_FULL :
+				       PGHOT_SKIP_ISOLATE_FAILED;
+		goto skip;
 	}
 	/* Isolation holds its own reference now. */
 	folio_put(folio);
-	if (!list_empty(&b->folios) &&
-	    (target != b->target || kmigrated_folio_cg(folio) != b->cg))
-		kmigrated_flush(b);
 	b->target = target;
 	b->cg = kmigrated_folio_cg(folio);
+	b->nr_pages += nr;
 	list_add_tail(&folio->lru, &b->folios);
 	return;
-put:
+skip:
+	kmigrated_skip(b, r->pfn, pn->nid, target, why, nr);
 	folio_put(folio);
 }
 
 /* Promote up to one batch of the node's ready pages. */
-static void kmigrated_do_batch(struct pghot_node *pn, unsigned long *pfns)
+static void kmigrated_do_batch(struct pghot_node *pn)
 {
 	unsigned int batch_nr = READ_ONCE(pghot_kmigrated_batch_nr);
 	struct kmigrated_batch b = {
 		.folios = LIST_HEAD_INIT(b.folios),
 		.target = NUMA_NO_NODE,
 	};
-	unsigned int i;
+	unsigned int i, n;
 
-	b.taken = kfifo_out_spinlocked(&pn->ready, pfns, batch_nr,
+	b.taken = kfifo_out_spinlocked(&pn->ready, pn->batch, batch_nr,
 				       &pn->ready_lock);
 	/* Full barrier: a page deferred after the scan sets the flag again. */
 	if (b.taken < batch_nr && xchg(&pn->deferred, 0)) {
-		unsigned int n;
-
-		n = pghot_collect_deferred(pn->nid, pfns + b.taken,
+		n = pghot_collect_deferred(pn->nid, pn->dpfns, pn->dtargets,
 					   batch_nr - b.taken);
 		if (n == batch_nr - b.taken)
 			WRITE_ONCE(pn->deferred, 1);
+		for (i = 0; i < n; i++)
+			pn->batch[b.taken + i] = (struct pghot_ready) {
+				.pfn = pn->dpfns[i], .target = pn->dtargets[i],
+			};
 		b.taken += n;
 	}
 	if (!b.taken)
 		return;
 	for (i = 0; i < b.taken; i++) {
-		kmigrated_take_pfn(pn, pfns[i], &b);
+		kmigrated_take(pn, &pn->batch[i], &b);
 		cond_resched();
 	}
-	kmigrated_flush(&b);
-	trace_pghot_kmigrated_batch(pn->nid, b.taken, b.promoted,
-				    b.ratelimited, b.failed);
+	kmigrated_flush(pn, &b);
+	trace_pghot_kmigrated_batch(pn->nid, b.taken, b.promoted, b.skipped);
+}
+
+static bool kmigrated_has_ready(struct pghot_node *pn)
+{
+	return !kfifo_is_empty(&pn->ready) || READ_ONCE(pn->deferred);
 }
 
 static bool kmigrated_has_work(struct pghot_node *pn)
 {
-	return !kfifo_is_empty(&pn->ready) || READ_ONCE(pn->deferred) ||
+	return kmigrated_has_ready(pn) || READ_ONCE(pn->kicked) ||
 	       kthread_should_stop();
 }
 
 static bool kmigrated_batch_full(struct pghot_node *pn)
 {
 	return kfifo_len(&pn->ready) >= READ_ONCE(pghot_kmigrated_batch_nr) ||
-	       READ_ONCE(pn->deferred) || kthread_should_stop();
+	       READ_ONCE(pn->deferred) || READ_ONCE(pn->kicked) ||
+	       kthread_should_stop();
 }
 
 static int kmigrated(void *arg)
@@ -293,59 +448,185 @@ static int kmigrated(void *arg)
 
 	set_freezable();
 	while (!kthread_should_stop()) {
-		/* Idle: sleep until a page becomes ready. */
+		/* Idle: sleep until a page becomes ready or a section asks. */
 		wait_event_freezable(pn->wait, kmigrated_has_work(pn));
-		/* Then gather a batch, for at most kmigrated_sleep_ms. */
-		sleep = msecs_to_jiffies(READ_ONCE(pghot_kmigrated_sleep_ms));
-		wait_event_freezable_timeout(pn->wait, kmigrated_batch_full(pn),
-					     sleep);
+		if (kmigrated_has_ready(pn)) {
+			/* Then gather a batch, for at most kmigrated_sleep_ms. */
+			sleep = msecs_to_jiffies(READ_ONCE(pghot_kmigrated_sleep_ms));
+			wait_event_freezable_timeout(pn->wait,
+						     kmigrated_batch_full(pn), sleep);
+		}
 		if (kthread_should_stop())
 			break;
-		kmigrated_do_batch(pn, pn->pfns);
+		if (xchg(&pn->kicked, 0))
+			pghot_sweep_node(pn->nid);
+		kmigrated_do_batch(pn);
 	}
 	return 0;
 }
 
-/**
- * kmigrated_run - start the kmigrated thread of a node
- * @pn: the node's pghot state
- *
- * Return: 0 or a negative errno.
- */
-int kmigrated_run(struct pghot_node *pn)
+static void pghot_node_free(struct pghot_node *pn)
+{
+	kfifo_free(&pn->ready);
+	kfree(pn->batch);
+	kfree(pn->dpfns);
+	kfree(pn->dtargets);
+	kfree(pn);
+}
+
+/* Set up a lower-tier node with memory: its queue and kmigrated. */
+static int pghot_node_start(int nid)
 {
 	struct task_struct *t;
+	struct pghot_node *pn;
 
-	pn->pfns = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->pfns), GFP_KERNEL);
-	if (!pn->pfns)
+	lockdep_assert_held(&pghot_nodes_lock);
+	if (pghot_node(nid) || node_is_toptier(nid))
+		return 0;
+	pn = kzalloc_node(sizeof(*pn), GFP_KERNEL, pghot_nearest_toptier(nid));
+	if (!pn)
 		return -ENOMEM;
-	t = kthread_create_on_node(kmigrated, pn, pn->nid, "kmigrated%d", pn->nid);
+	pn->nid = nid;
+	pn->target = pghot_nearest_toptier(nid);
+	/* Pages left ready by an earlier life of the node: look for them. */
+	pn->deferred = 1;
+	init_waitqueue_head(&pn->wait);
+	spin_lock_init(&pn->ready_lock);
+	pn->batch = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->batch), GFP_KERNEL);
+	pn->dpfns = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dpfns), GFP_KERNEL);
+	pn->dtargets = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dtargets),
+				     GFP_KERNEL);
+	if (!pn->batch || !pn->dpfns || !pn->dtargets ||
+	    kfifo_alloc(&pn->ready, PGHOT_READY_QUEUE, GFP_KERNEL)) {
+		pghot_node_free(pn);
+		return -ENOMEM;
+	}
+	t = kthread_create_on_node(kmigrated, pn, nid, "kmigrated%d", nid);
 	if (IS_ERR(t)) {
-		pr_err("cannot start kmigrated%d: %ld\n", pn->nid, PTR_ERR(t));
-		kfree(pn->pfns);
-		pn->pfns = NULL;
+		pghot_node_free(pn);
 		return PTR_ERR(t);
 	}
 	pn->kmigrated = t;
+	rcu_assign_pointer(pghot_nodes[nid], pn);
 	wake_up_process(t);
 	return 0;
 }
 
-/**
- * kmigrated_stop - stop the kmigrated thread of a node
- * @pn: the node's pghot state
- *
- * Pages still queued are left where they are; their records go with the
- * node's memory.
- */
-void kmigrated_stop(struct pghot_node *pn)
+/* Tear down a node that is losing its last memory. */
+static void pghot_node_stop(int nid)
 {
-	if (pn->kmigrated) {
-		kthread_stop(pn->kmigrated);
-		pn->kmigrated = NULL;
-	}
-	kfree(pn->pfns);
-	pn->pfns = NULL;
+	struct pghot_ready r;
+	struct pghot_node *pn;
+
+	lockdep_assert_held(&pghot_nodes_lock);
+	pn = pghot_node(nid);
+	if (!pn)
+		return;
+	RCU_INIT_POINTER(pghot_nodes[nid], NULL);
+	/* pghot_queue_ready() and pghot_kmigrated_kick() may still look. */
+	synchronize_rcu();
+	kthread_stop(pn->kmigrated);
+	/* If the offline is cancelled, the next kmigrated finds these. */
+	while (kfifo_get(&pn->ready, &r))
+		pghot_record_defer(nid, r.pfn, r.target);
+	pghot_node_free(pn);
 }
+
+/* Default targets depend on which nodes have memory. */
+static void pghot_update_targets(void)
+{
+	struct pghot_node *pn;
+	int nid;
+
+	for_each_node(nid) {
+		pn = pghot_node(nid);
+		if (pn)
+			WRITE_ONCE(pn->target, pghot_nearest_toptier(nid));
+	}
+}
+
+static int pghot_node_callback(struct notifier_block *nb,
+			       unsigned long action, void *arg)
+{
+	struct node_notify *nn = arg;
+
+	mutex_lock(&pghot_nodes_lock);
+	switch (action) {
+	case NODE_ADDED_FIRST_MEMORY:
+	case NODE_CANCEL_REMOVING_LAST_MEMORY:
+		if (pghot_node_start(nn->nid))
+			pr_warn("cannot start kmigrated%d\n", nn->nid);
+		break;
+	case NODE_REMOVING_LAST_MEMORY:
+		pghot_node_stop(nn->nid);
+		break;
+	case NODE_REMOVED_LAST_MEMORY:
+		/* Only now has the node left N_MEMORY: retarget. */
+		break;
+	default:
+		mutex_unlock(&pghot_nodes_lock);
+		return NOTIFY_OK;
+	}
+	pghot_update_targets();
+	mutex_unlock(&pghot_nodes_lock);
+	return NOTIFY_OK;
+}
+
+/**
+ * pghot_kmigrated_show - kmigrated's state, for debugfs stats
+ * @m: the seq_file
+ */
+void pghot_kmigrated_show(struct seq_file *m)
+{
+	struct pghot_store_stats st;
+	struct pghot_node *pn;
+	int nid;
+
+	rcu_read_lock();
+	for_each_node(nid) {
+		pn = pghot_node(nid);
+		if (!pn)
+			continue;
+		pghot_store_stats(nid, &st);
+		seq_printf(m, "node%d target %d queued %u deferred %lu sections %lu record_bytes %lu\n",
+			   nid, READ_ONCE(pn->target), kfifo_len(&pn->ready),
+			   READ_ONCE(pn->deferred), st.sections, st.bytes);
+	}
+	rcu_read_unlock();
+	for_each_node_state(nid, N_MEMORY)
+		if (node_is_toptier(nid))
+			seq_printf(m, "target%d window_ms %u\n", nid,
+				   pghot_effective_window_ms(nid));
+}
+
+/* After the record store, which runs after memory_tier_late_init(). */
+static int __init pghot_kmigrated_init(void)
+{
+	int nid;
+
+	if (pghot_off)
+		return 0;
+	pghot_nodes = kcalloc(nr_node_ids, sizeof(*pghot_nodes), GFP_KERNEL);
+	pghot_targets = kcalloc(nr_node_ids, sizeof(*pghot_targets), GFP_KERNEL);
+	if (!pghot_nodes || !pghot_targets) {
+		kfree(pghot_nodes);
+		kfree(pghot_targets);
+		pghot_nodes = NULL;
+		pghot_targets = NULL;
+		pghot_off = true;
+		return -ENOMEM;
+	}
+	get_online_mems();
+	mutex_lock(&pghot_nodes_lock);
+	for_each_node_state(nid, N_MEMORY)
+		if (pghot_node_start(nid))
+			pr_warn("cannot start kmigrated%d\n", nid);
+	mutex_unlock(&pghot_nodes_lock);
+	/* Runs after memory-tiers (priority 100) has placed the node. */
+	hotplug_node_notifier(pghot_node_callback, MEMTIER_HOTPLUG_PRI - 1);
+	put_online_mems();
+	return 0;
+}
+late_initcall_sync(pghot_kmigrated_init);
 
 #include "tests/kmigrated-kunit.h"

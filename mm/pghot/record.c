@@ -2,59 +2,102 @@
 /*
  * pghot record store: one small record per page of lower-tier memory.
  *
- * Records live in per-section arrays (PAGES_PER_SECTION records each),
- * found through an xarray keyed by section number, allocated when a
- * lower-tier memory block comes online and freed when it goes offline.
- * Top-tier memory has no records. Updates are lock-free (cmpxchg).
+ * Each lower-tier node has a table of its memory sections, indexed by
+ * section number from the node's first section; each section has a header
+ * and an array of PAGES_PER_SECTION records, allocated when the memory
+ * comes online (on the nearest top-tier node, at an exact power-of-two
+ * size) and freed when it goes offline. Top-tier memory has no records.
+ * Updates are lock-free (cmpxchg on the record); a page that is freed has
+ * its record cleared, so the next user of the page starts cold.
  *
- * A record's time field holds a few bits of jiffies, so it wraps. To keep a
- * page that was touched long ago from looking recent, every section
- * remembers when it was last "validated". An access to a section that has
- * not been validated for a quarter of the time field's range first clears
- * the window of every record older than that (see pghot_revalidate()), so
- * when an access is applied every open window is younger than half the
- * range and decodes without ambiguity; an apparent age beyond half the
- * range is an access that arrived late. Idle sections cost nothing.
+ * A record's time field holds a few bits of jiffies, so it wraps. Every
+ * section remembers when it was last swept: a sweep closes each window
+ * and hold older than a quarter of the field's range. An access to a
+ * section last swept an eighth of the range ago asks the node's kmigrated
+ * for a sweep, which comes within milliseconds; until then every open
+ * window is younger than half the range and decodes without ambiguity.
+ * Should the sweep be a quarter range late, accesses treat the section's
+ * windows as closed (they lose a hit, never gain one). The fault path
+ * never sweeps, and idle sections cost nothing.
  */
+#define pr_fmt(fmt) "pghot: " fmt
+
+#include <linux/bitops.h>
 #include <linux/jiffies.h>
+#include <linux/jump_label.h>
 #include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pghot.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <linux/xarray.h>
 
-#include "internal.h"
+#include "record.h"
 
-/* 1 byte: time 5 bits, frequency 2 bits, ready 1 bit. */
-const struct pghot_layout pghot_layout_default = {
-	.name = "default",
-	.size = 1,
-	.time_bits = 5,
-	.freq_bits = 2,
-	.nid_bits = 0,
-	.window_units = 4,
+bool pghot_off __ro_after_init;
+nodemask_t pghot_tracked_nodes __read_mostly;
+DEFINE_STATIC_KEY_FALSE(pghot_tracking);
+
+/* pghot_mode=default|precise|off: the record layout, or no pghot at all. */
+static int __init pghot_mode_setup(char *str)
+{
+	if (!str)
+		return -EINVAL;
+	if (!strcmp(str, "precise"))
+		pghot_layout = &pghot_layout_precise;
+	else if (!strcmp(str, "default"))
+		pghot_layout = &pghot_layout_default;
+	else if (!strcmp(str, "off"))
+		pghot_off = true;
+	else
+		pr_warn("unknown pghot_mode=%s, using %s\n", str, pghot_layout->name);
+	return 0;
+}
+early_param("pghot_mode", pghot_mode_setup);
+
+/* Section header flags. */
+enum {
+	PGHOT_SEC_SWEEP,		/* an access asked for a sweep */
+	PGHOT_SEC_DEFERRED,		/* holds ready pages not in the queue */
 };
 
-/* 4 bytes: time 18 bits, frequency 3 bits, accessor node 10 bits, ready. */
-const struct pghot_layout pghot_layout_precise = {
-	.name = "precise",
-	.size = 4,
-	.time_bits = 18,
-	.freq_bits = 3,
-	.nid_bits = 10,
-	.window_units = 256,
+struct pghot_section {
+	unsigned long validated;	/* jiffies of the last sweep */
+	unsigned long gen;		/* clock generation of that sweep */
+	unsigned long flags;		/* PGHOT_SEC_* */
+	int target;			/* of the last deferred page */
+	void *records;			/* u8 or u32, see pghot_layout */
+	struct rcu_head rcu;
 };
 
-const struct pghot_layout *pghot_layout =
-	IS_ENABLED(CONFIG_PGHOT_PRECISE) ? &pghot_layout_precise :
-					   &pghot_layout_default;
+/* A node's sections, by section number from @start. */
+struct pghot_table {
+	unsigned long start;
+	unsigned long nr;
+	unsigned long pending;		/* PGHOT_SEC_* of some section */
+	struct rcu_head rcu;
+	struct pghot_section __rcu *secs[];
+};
+
+/* Per node: its table and what the store allocated for it. */
+struct pghot_store_node {
+	struct pghot_table __rcu *table;
+	atomic_long_t bytes;
+};
+
+static struct pghot_store_node *pghot_store __read_mostly;
+/* Serialises changes to tables and sections (memory hotplug, init). */
+static DEFINE_MUTEX(pghot_store_lock);
 
 /*
  * The clock: time unit (2^shift jiffies) and a generation that changes
  * whenever the unit does, packed in one word so readers see a consistent
- * pair. A section validated under another generation has meaningless
- * time fields and is cleared as a whole.
+ * pair. A section swept under another generation has meaningless time
+ * fields: its windows count as closed until it is swept again.
  */
 #define PGHOT_CLOCK_SHIFT_BITS	6
 static unsigned long pghot_clock_word;
@@ -69,26 +112,12 @@ static unsigned long clock_gen(unsigned long word)
 	return word >> PGHOT_CLOCK_SHIFT_BITS;
 }
 
-/*
- * The smallest power-of-two unit in which @window_jiffies spans at most
- * @units units.
- */
-static unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
-					  unsigned int units)
-{
-	unsigned int shift = 0;
-
-	while (DIV_ROUND_UP(window_jiffies, 1UL << shift) > units)
-		shift++;
-	return shift;
-}
-
 /**
  * pghot_set_clock - set the time unit for a promotion window
  * @window_ms: the promotion window in milliseconds
  *
- * Changing the unit invalidates every open window (records keep their
- * migrate-ready bit).
+ * Changing the unit closes every open window and hold (lazily: sections
+ * are swept as they are next accessed). Ready pages stay ready.
  */
 void pghot_set_clock(unsigned int window_ms)
 {
@@ -101,17 +130,6 @@ void pghot_set_clock(unsigned int window_ms)
 		return;
 	word = ((clock_gen(old) + 1) << PGHOT_CLOCK_SHIFT_BITS) | shift;
 	WRITE_ONCE(pghot_clock_word, word);
-}
-
-/* Records older than this many units can no longer be in a window. */
-static u32 pghot_stale_units(const struct pghot_layout *l)
-{
-	return 1U << (l->time_bits - 2);
-}
-
-static u32 pghot_half_range(const struct pghot_layout *l)
-{
-	return 1U << (l->time_bits - 1);
 }
 
 /**
@@ -130,279 +148,329 @@ unsigned int pghot_window_units(unsigned int window_ms)
 	return clamp(units, 1UL, (unsigned long)pghot_stale_units(pghot_layout));
 }
 
-static u32 pghot_now_units(const struct pghot_layout *l,
-			   const struct pghot_clock *c, unsigned long now)
+/* What one access may see of a section. */
+static unsigned long stale_jiffies(unsigned long word)
 {
-	return (now >> c->shift) & pghot_time_mask(l);
+	return (unsigned long)pghot_stale_units(pghot_layout) << clock_shift(word);
 }
 
-/**
- * pghot_update_record - apply one access to a record
- * @l: record layout
- * @c: clock
- * @old: the record before the access
- * @a: the access
- *
- * An access within @a->window units of the previous one increments the
- * frequency, saturating; a later one (or the first) opens a new window with
- * frequency 1. The record becomes migrate-ready when the frequency reaches
- * @a->threshold; an already ready record stays ready.
- *
- * Return: the new record.
- */
-u32 pghot_update_record(const struct pghot_layout *l,
-			const struct pghot_clock *c, u32 old,
-			const struct pghot_access *a)
-{
-	u32 now = pghot_now_units(l, c, a->now);
-	u32 freq = pghot_rec_freq(l, old);
-	u32 age = (now - pghot_rec_time(l, old)) & pghot_time_mask(l);
-	u32 new;
-
-	/*
-	 * An open window is never older than half the time field's range
-	 * (see pghot_revalidate()), so a larger age is an access from just
-	 * before the recorded one that arrived late (samples drained by
-	 * another CPU, two sources): it counts, and the time stays.
-	 */
-	if (freq && age >= pghot_half_range(l)) {
-		now = pghot_rec_time(l, old);
-		age = 0;
-	}
-	if (freq && age < a->window)
-		freq = min(freq + 1, pghot_freq_max(l));
-	else
-		freq = 1;
-
-	new = now | freq << l->time_bits;
-	if (l->nid_bits && a->nid >= 0)
-		new |= (u32)a->nid << (l->time_bits + l->freq_bits);
-	if ((old & pghot_ready_bit(l)) || freq >= a->threshold)
-		new |= pghot_ready_bit(l);
-	return new;
-}
-
-struct pghot_section {
-	spinlock_t lock;		/* serialises revalidation */
-	unsigned long validated;	/* jiffies of the last revalidation */
-	unsigned long gen;		/* clock generation then */
-	int nid;
-	struct rcu_head rcu;
-	u32 records[];			/* u8 or u32, see pghot_layout */
-};
-
-/*
- * Sections by section number. A mark flags sections holding ready pages
- * that did not fit in their node's queue; kmigrated scans only those.
- * Marks are set from any context that records accesses, hence IRQ-safe.
- */
-#define PGHOT_MARK_OVERFLOW	XA_MARK_0
-static DEFINE_XARRAY_FLAGS(pghot_sections, XA_FLAGS_LOCK_IRQ);
-static atomic_long_t pghot_bytes;
-static atomic_long_t pghot_nr_sections;
-
-static size_t pghot_section_bytes(void)
-{
-	return sizeof(struct pghot_section) +
-	       PAGES_PER_SECTION * pghot_layout->size;
-}
-
-static u32 rec_load(const struct pghot_layout *l, struct pghot_section *s,
-		    unsigned long idx)
+static u32 rec_load(const struct pghot_layout *l, void *recs, unsigned long idx)
 {
 	if (l->size == 1)
-		return READ_ONCE(((u8 *)s->records)[idx]);
-	return READ_ONCE(s->records[idx]);
+		return READ_ONCE(((u8 *)recs)[idx]);
+	return READ_ONCE(((u32 *)recs)[idx]);
 }
 
-static bool rec_cmpxchg(const struct pghot_layout *l, struct pghot_section *s,
+static void rec_store(const struct pghot_layout *l, void *recs,
+		      unsigned long idx, u32 val)
+{
+	if (l->size == 1)
+		WRITE_ONCE(((u8 *)recs)[idx], val);
+	else
+		WRITE_ONCE(((u32 *)recs)[idx], val);
+}
+
+static bool rec_cmpxchg(const struct pghot_layout *l, void *recs,
 			unsigned long idx, u32 *old, u32 new)
 {
 	if (l->size == 1) {
 		u8 o = *old;
-		bool ok = try_cmpxchg(&((u8 *)s->records)[idx], &o, (u8)new);
+		bool ok = try_cmpxchg(&((u8 *)recs)[idx], &o, (u8)new);
 
 		*old = o;
 		return ok;
 	}
-	return try_cmpxchg(&s->records[idx], old, new);
+	return try_cmpxchg(&((u32 *)recs)[idx], old, new);
+}
+
+static unsigned long pghot_idx(unsigned long pfn)
+{
+	return pfn & (PAGES_PER_SECTION - 1);
+}
+
+static struct pghot_table *pghot_table(int nid)
+{
+	if (!pghot_store)
+		return NULL;
+	return rcu_dereference_check(pghot_store[nid].table,
+				     lockdep_is_held(&pghot_store_lock));
+}
+
+static struct pghot_section *pghot_table_section(struct pghot_table *t,
+						 unsigned long pfn)
+{
+	unsigned long i = pfn_to_section_nr(pfn) - t->start;
+
+	if (i >= t->nr)
+		return NULL;
+	return rcu_dereference_check(t->secs[i],
+				     lockdep_is_held(&pghot_store_lock));
+}
+
+/* The section of @pfn on @nid, or NULL. RCU read side or store lock. */
+static struct pghot_section *pghot_section_find(int nid, unsigned long pfn)
+{
+	struct pghot_table *t;
+
+	if (!pghot_node_tracked(nid))
+		return NULL;
+	t = pghot_table(nid);
+	return t ? pghot_table_section(t, pfn) : NULL;
+}
+
+/* Flag @s of @t as needing attention from its node's kmigrated. */
+static bool pghot_section_flag(struct pghot_table *t, struct pghot_section *s,
+			       int flag)
+{
+	if (test_and_set_bit(flag, &s->flags))
+		return false;
+	set_bit(flag, &t->pending);
+	return true;
 }
 
 /*
- * Close the window of every record that cannot be in one any more. Runs
- * at the current time @now, under the clock in force now: no record is
- * newer and none is in the units of an older clock.
+ * Apply access @a to record @idx of section @s of table @t, at time @cur
+ * under clock @word. Everything the store keeps is passed in, so that the
+ * tests can run it on a private table.
  */
-static void pghot_revalidate(const struct pghot_layout *l,
-			     struct pghot_section *s, unsigned long now)
+static void pghot_section_touch(struct pghot_table *t, struct pghot_section *s,
+				unsigned long idx, struct pghot_access *a,
+				unsigned long cur, unsigned long word,
+				unsigned int *res)
 {
-	u32 stale = pghot_stale_units(l);
-	unsigned long range = (unsigned long)pghot_time_mask(l) + 1;
-	unsigned long i, flags, word;
-	struct pghot_clock c;
-	u32 now_units;
-	bool all;
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_clock c = { .shift = clock_shift(word) };
+	unsigned long validated, since;
+	enum pghot_outcome out;
+	u32 old, new;
 
-	spin_lock_irqsave(&s->lock, flags);
-	word = READ_ONCE(pghot_clock_word);
-	c.shift = clock_shift(word);
-	now_units = pghot_now_units(l, &c, now);
-	if (s->gen == clock_gen(word) &&
-	    time_before(now, s->validated + ((unsigned long)stale << c.shift))) {
-		/* Somebody else did it meanwhile. */
-		spin_unlock_irqrestore(&s->lock, flags);
-		return;
-	}
-	/*
-	 * Every open window was younger than a quarter range at the last
-	 * validation and no access has happened since the next quarter
-	 * began. If more than three quarters have gone by, nothing can be
-	 * recent; otherwise the age of each record decodes exactly.
-	 */
-	all = s->gen != clock_gen(word) ||
-	      time_after_eq(now, s->validated + ((range - stale) << c.shift));
-	for (i = 0; i < PAGES_PER_SECTION; i++) {
-		u32 old = rec_load(l, s, i), new;
-
-		do {
-			if (!pghot_rec_freq(l, old))
-				break;
-			if (!all && ((now_units - pghot_rec_time(l, old)) &
-				     pghot_time_mask(l)) < stale)
-				break;
-			/* Keep ready and node, drop time and frequency. */
-			new = old & ~(pghot_time_mask(l) |
-				      pghot_freq_max(l) << l->time_bits);
-		} while (!rec_cmpxchg(l, s, i, &old, new));
-	}
-	s->gen = clock_gen(word);
-	/* Pairs with the acquire in pghot_record_touch(): records first. */
-	smp_store_release(&s->validated, now);
-	spin_unlock_irqrestore(&s->lock, flags);
-}
-
-static struct pghot_section *pghot_section_get(unsigned long pfn)
-{
-	return xa_load(&pghot_sections, pfn_to_section_nr(pfn));
+	/* Pairs with the release in pghot_sweep_section(): records first. */
+	validated = smp_load_acquire(&s->validated);
+	since = cur - validated;
+	a->fresh = READ_ONCE(s->gen) == clock_gen(word) &&
+		   since < stale_jiffies(word);
+	if ((!a->fresh || since >= stale_jiffies(word) / 2) &&
+	    pghot_section_flag(t, s, PGHOT_SEC_SWEEP))
+		*res |= PGHOT_TOUCH_SWEEP;
+	/* Samples wait in rings: never later than now, nor before the sweep. */
+	if (time_after(a->now, cur))
+		a->now = cur;
+	if (a->fresh && time_before(a->now, validated))
+		a->now = validated;
+	old = rec_load(l, s->records, idx);
+	do {
+		new = pghot_update_record(l, &c, old, a, &out);
+		if (out == PGHOT_HELD)
+			break;
+	} while (!rec_cmpxchg(l, s->records, idx, &old, new));
+	if (out == PGHOT_HELD)
+		*res |= PGHOT_TOUCH_HELD;
+	else if (!pghot_rec_ready(l, old) && pghot_rec_ready(l, new))
+		*res |= PGHOT_TOUCH_READY;
 }
 
 /**
  * pghot_record_touch - apply an access to the record of @pfn
+ * @nid: the node of @pfn
  * @pfn: page frame number (of the folio's head page)
- * @a: the access
- * @became_ready: set when this access made the page migrate-ready
+ * @a: the access; @a->fresh is set here, @a->now clamped to the present
+ * @res: set to PGHOT_TOUCH_* flags
  *
- * Return: 0, or -ENOENT when @pfn has no record (not lower-tier memory).
+ * Return: 0, or -ENOENT when @pfn has no record.
  */
-int pghot_record_touch(unsigned long pfn, const struct pghot_access *a,
-		       bool *became_ready)
+int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
+		       unsigned int *res)
 {
-	const struct pghot_layout *l = pghot_layout;
-	unsigned long idx = pfn & (PAGES_PER_SECTION - 1);
-	struct pghot_access at = *a;
-	unsigned long word, validated, cur;
 	struct pghot_section *s;
-	struct pghot_clock c;
-	u32 old, new;
+	struct pghot_table *t;
 	int ret = -ENOENT;
 
-	*became_ready = false;
+	*res = 0;
+	if (!pghot_node_tracked(nid))
+		return ret;
 	rcu_read_lock();
-	s = pghot_section_get(pfn);
-	if (!s)
-		goto out;
-	/*
-	 * Revalidate at the current time, not at the access time, which may
-	 * lie in the past (samples wait in a ring before they are drained).
-	 * Tests pass times ahead of jiffies to let time pass.
-	 */
-	cur = time_after(at.now, jiffies) ? at.now : jiffies;
-	for (;;) {
-		word = READ_ONCE(pghot_clock_word);
-		/* Pairs with the release in pghot_revalidate(). */
-		validated = smp_load_acquire(&s->validated);
-		if (READ_ONCE(s->gen) == clock_gen(word) &&
-		    time_before(cur, validated +
-				((unsigned long)pghot_stale_units(l) << clock_shift(word))))
-			break;
-		pghot_revalidate(l, s, cur);
+	t = pghot_table(nid);
+	s = t ? pghot_table_section(t, pfn) : NULL;
+	if (s) {
+		pghot_section_touch(t, s, pghot_idx(pfn), a, jiffies,
+				    READ_ONCE(pghot_clock_word), res);
+		ret = 0;
 	}
-	/* Nothing may be recorded as older than the last revalidation. */
-	if (time_before(at.now, validated))
-		at.now = validated;
-	c.shift = clock_shift(word);
-	old = rec_load(l, s, idx);
-	do {
-		new = pghot_update_record(l, &c, old, &at);
-	} while (!rec_cmpxchg(l, s, idx, &old, new));
-	/* The clock changed under us: this record is in the old units. */
-	if (unlikely(READ_ONCE(pghot_clock_word) != word))
-		pghot_record_take_ready(pfn, &old);
-	else
-		*became_ready = !(old & pghot_ready_bit(l)) &&
-				(new & pghot_ready_bit(l));
-	ret = 0;
-out:
 	rcu_read_unlock();
 	return ret;
 }
 
+static bool pghot_section_take_ready(struct pghot_section *s,
+				     unsigned long idx, u32 *rec)
+{
+	const struct pghot_layout *l = pghot_layout;
+	u32 old = rec_load(l, s->records, idx), new;
+
+	do {
+		if (!pghot_rec_ready(l, old))
+			return false;
+		new = old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
+	} while (!rec_cmpxchg(l, s->records, idx, &old, new));
+	*rec = old;
+	return true;
+}
+
 /**
- * pghot_record_take_ready - get and clear the migrate-ready bit of @pfn
+ * pghot_record_take_ready - get and clear the migrate-ready state of @pfn
+ * @nid: the node of @pfn
  * @pfn: page frame number
- * @rec: the record as it was, when the bit was set
+ * @rec: the record as it was, when it was ready
  *
- * The frequency is reset too, so that a page that cannot be promoted now
+ * The window is closed too, so that a page that cannot be promoted now
  * has to prove itself hot again before it is queued again.
  *
  * Return: true if the page was migrate-ready.
  */
-bool pghot_record_take_ready(unsigned long pfn, u32 *rec)
+bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec)
 {
-	const struct pghot_layout *l = pghot_layout;
-	unsigned long idx = pfn & (PAGES_PER_SECTION - 1);
 	struct pghot_section *s;
 	bool ready = false;
-	u32 old, new;
 
 	rcu_read_lock();
-	s = pghot_section_get(pfn);
-	if (!s)
-		goto out;
-	old = rec_load(l, s, idx);
-	do {
-		if (!(old & pghot_ready_bit(l)))
-			goto out;
-		new = old & ~(pghot_ready_bit(l) | pghot_time_mask(l) |
-			      pghot_freq_max(l) << l->time_bits);
-	} while (!rec_cmpxchg(l, s, idx, &old, new));
-	*rec = old;
-	ready = true;
-out:
+	s = pghot_section_find(nid, pfn);
+	if (s)
+		ready = pghot_section_take_ready(s, pghot_idx(pfn), rec);
 	rcu_read_unlock();
 	return ready;
 }
 
+static void pghot_section_hold(struct pghot_section *s, unsigned long idx,
+			       unsigned long now, unsigned long word)
+{
+	struct pghot_clock c = { .shift = clock_shift(word) };
+
+	rec_store(pghot_layout, s->records, idx,
+		  pghot_hold_record(pghot_layout, &c, now));
+}
+
+/**
+ * pghot_record_hold - hold the page at @pfn: reclaim just demoted it there
+ * @nid: the node of @pfn
+ * @pfn: page frame number of the (head) page
+ *
+ * Accesses to it are ignored for pghot_hold_units(); see rule.c.
+ */
+void pghot_record_hold(int nid, unsigned long pfn)
+{
+	struct pghot_section *s;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s)
+		pghot_section_hold(s, pghot_idx(pfn), jiffies,
+				   READ_ONCE(pghot_clock_word));
+	rcu_read_unlock();
+}
+
+/* Forget records [@from, @to) of @s. */
+static void pghot_section_reset(struct pghot_section *s, unsigned long from,
+				unsigned long to)
+{
+	const struct pghot_layout *l = pghot_layout;
+
+	for (; from < to; from++)
+		if (rec_load(l, s->records, from))
+			rec_store(l, s->records, from, 0);
+}
+
+/*
+ * Called from the page allocator for every freed page of a tracked node
+ * (pghot_free_pages()): the next user of the memory must not inherit the
+ * hotness of the last one. Stale hardware samples of a freed page may
+ * still land afterwards; they count as one access, no more.
+ */
+void __pghot_free_pages(struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page), end = pfn + (1UL << order);
+	int nid = page_to_nid(page);
+
+	if (!pghot_node_tracked(nid))
+		return;
+	rcu_read_lock();
+	while (pfn < end) {
+		struct pghot_section *s = pghot_section_find(nid, pfn);
+		unsigned long next = min(end, SECTION_ALIGN_UP(pfn + 1));
+
+		if (s)
+			pghot_section_reset(s, pghot_idx(pfn),
+					    pghot_idx(next - 1) + 1);
+		pfn = next;
+	}
+	rcu_read_unlock();
+}
+
 /**
  * pghot_record_defer - note a ready page that its node's queue cannot take
+ * @nid: the node of @pfn
  * @pfn: page frame number of a migrate-ready page
+ * @target: where it should go
  *
  * The page stays ready; pghot_collect_deferred() finds it later.
  */
-void pghot_record_defer(unsigned long pfn)
+void pghot_record_defer(int nid, unsigned long pfn, int target)
 {
-	unsigned long flags;
+	struct pghot_section *s;
+	struct pghot_table *t;
 
-	xa_lock_irqsave(&pghot_sections, flags);
-	__xa_set_mark(&pghot_sections, pfn_to_section_nr(pfn), PGHOT_MARK_OVERFLOW);
-	xa_unlock_irqrestore(&pghot_sections, flags);
+	rcu_read_lock();
+	t = pghot_table(nid);
+	s = t ? pghot_table_section(t, pfn) : NULL;
+	if (s) {
+		WRITE_ONCE(s->target, target);
+		pghot_section_flag(t, s, PGHOT_SEC_DEFERRED);
+	}
+	rcu_read_unlock();
+}
+
+static unsigned int pghot_table_collect(struct pghot_table *t,
+					unsigned long *pfns, int *targets,
+					unsigned int max)
+{
+	const struct pghot_layout *l = pghot_layout;
+	unsigned int n = 0;
+	unsigned long i;
+
+	if (!test_and_clear_bit(PGHOT_SEC_DEFERRED, &t->pending))
+		return 0;
+	for (i = 0; i < t->nr; i++) {
+		struct pghot_section *s = rcu_dereference(t->secs[i]);
+		unsigned long j, pfn = section_nr_to_pfn(t->start + i);
+
+		/* Clear first: a page deferred during the scan flags again. */
+		if (!s || !test_and_clear_bit(PGHOT_SEC_DEFERRED, &s->flags))
+			continue;
+		for (j = 0; j < PAGES_PER_SECTION; j++) {
+			u32 rec = rec_load(l, s->records, j);
+
+			if (!pghot_rec_ready(l, rec))
+				continue;
+			if (n == max) {
+				/* Come back for the rest. */
+				pghot_section_flag(t, s, PGHOT_SEC_DEFERRED);
+				return n;
+			}
+			pfns[n] = pfn + j;
+			targets[n] = pghot_rec_nid(l, rec);
+			if (targets[n] == NUMA_NO_NODE)
+				targets[n] = READ_ONCE(s->target);
+			n++;
+		}
+	}
+	return n;
 }
 
 /**
  * pghot_collect_deferred - find ready pages of @nid that were not queued
  * @nid: lower-tier node
  * @pfns: where to store their PFNs
- * @max: room in @pfns
+ * @targets: where to store their targets (precise: the record's, default:
+ *	     the last one deferred in their section)
+ * @max: room in @pfns and @targets
  *
  * Scans only sections flagged by pghot_record_defer(), so the cost is
  * proportional to the sections that hold deferred ready pages. The ready
@@ -410,121 +478,274 @@ void pghot_record_defer(unsigned long pfn)
  *
  * Return: the number of PFNs stored.
  */
-unsigned int pghot_collect_deferred(int nid, unsigned long *pfns,
+unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,
 				    unsigned int max)
 {
-	const struct pghot_layout *l = pghot_layout;
-	struct pghot_section *s;
-	unsigned long nr, flags;
+	struct pghot_table *t;
 	unsigned int n = 0;
 
 	rcu_read_lock();
-	xa_for_each_marked(&pghot_sections, nr, s, PGHOT_MARK_OVERFLOW) {
-		unsigned long i, pfn = section_nr_to_pfn(nr);
-
-		if (s->nid != nid)
-			continue;
-		/* Clear first: a page deferred during the scan marks again. */
-		xa_lock_irqsave(&pghot_sections, flags);
-		__xa_clear_mark(&pghot_sections, nr, PGHOT_MARK_OVERFLOW);
-		xa_unlock_irqrestore(&pghot_sections, flags);
-		for (i = 0; i < PAGES_PER_SECTION; i++) {
-			if (!(rec_load(l, s, i) & pghot_ready_bit(l)))
-				continue;
-			if (n == max) {
-				/* Come back for the rest. */
-				pghot_record_defer(pfn);
-				goto out;
-			}
-			pfns[n++] = pfn + i;
-		}
-	}
-out:
+	t = pghot_table(nid);
+	if (t)
+		n = pghot_table_collect(t, pfns, targets, max);
 	rcu_read_unlock();
 	return n;
 }
 
-/**
- * pghot_record_reset - forget the hotness of @pfn, ready bit included
- * @pfn: page frame number
+/*
+ * Close every window and hold of @s that cannot be open any more, at time
+ * @now under clock @word.
  */
-void pghot_record_reset(unsigned long pfn)
+static void pghot_sweep_section(struct pghot_section *s, unsigned long now,
+				unsigned long word)
 {
-	u32 rec;
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_clock c = { .shift = clock_shift(word) };
+	u32 now_units = pghot_now_units(l, &c, now);
+	bool all = READ_ONCE(s->gen) != clock_gen(word);
+	unsigned long i;
 
-	pghot_record_take_ready(pfn, &rec);
-}
+	for (i = 0; i < PAGES_PER_SECTION; i++) {
+		u32 old = rec_load(l, s->records, i), new;
 
-/**
- * pghot_record_bytes - memory used by records and their section headers
- *
- * Return: bytes.
- */
-unsigned long pghot_record_bytes(void)
-{
-	return atomic_long_read(&pghot_bytes);
-}
-
-/**
- * pghot_tracked_pages - number of pages that have a record
- *
- * Return: pages.
- */
-unsigned long pghot_tracked_pages(void)
-{
-	return atomic_long_read(&pghot_nr_sections) * PAGES_PER_SECTION;
-}
-
-static int pghot_sections_add(unsigned long start_pfn, unsigned long nr_pages,
-			      int nid)
-{
-	unsigned long pfn;
-	int err;
-
-	for (pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += PAGES_PER_SECTION) {
-		unsigned long nr = pfn_to_section_nr(pfn);
-		struct pghot_section *s;
-
-		if (xa_load(&pghot_sections, nr))
-			continue;
-		s = kvzalloc(pghot_section_bytes(), GFP_KERNEL);
-		if (!s)
-			return -ENOMEM;
-		spin_lock_init(&s->lock);
-		s->validated = jiffies;
-		s->gen = clock_gen(READ_ONCE(pghot_clock_word));
-		s->nid = nid;
-		err = xa_err(xa_store_irq(&pghot_sections, nr, s, GFP_KERNEL));
-		if (err) {
-			kvfree(s);
-			return err;
-		}
-		atomic_long_add(pghot_section_bytes(), &pghot_bytes);
-		atomic_long_inc(&pghot_nr_sections);
+		do {
+			new = pghot_sweep_record(l, old, now_units, all);
+			if (new == old)
+				break;
+		} while (!rec_cmpxchg(l, s->records, i, &old, new));
 	}
-	return 0;
+	WRITE_ONCE(s->gen, clock_gen(word));
+	/* Pairs with the acquire in pghot_section_touch(): records first. */
+	smp_store_release(&s->validated, now);
+}
+
+/**
+ * pghot_sweep_node - sweep the sections of @nid that asked for it
+ * @nid: lower-tier node
+ *
+ * Called by the node's kmigrated, which is the only sweeper of its node.
+ *
+ * Return: true if a section was swept.
+ */
+bool pghot_sweep_node(int nid)
+{
+	struct pghot_table *t;
+	bool swept = false;
+	unsigned long i;
+
+	rcu_read_lock();
+	t = pghot_table(nid);
+	if (!t || !test_and_clear_bit(PGHOT_SEC_SWEEP, &t->pending))
+		goto out;
+	for (i = 0; i < t->nr; i++) {
+		struct pghot_section *s = rcu_dereference(t->secs[i]);
+
+		if (!s || !test_bit(PGHOT_SEC_SWEEP, &s->flags))
+			continue;
+		pghot_sweep_section(s, jiffies, READ_ONCE(pghot_clock_word));
+		/* After the sweep: an access meanwhile may not ask again. */
+		clear_bit(PGHOT_SEC_SWEEP, &s->flags);
+		swept = true;
+		/* The table and its sections live until a grace period. */
+		rcu_read_unlock();
+		cond_resched();
+		rcu_read_lock();
+		if (t != pghot_table(nid))
+			break;
+	}
+out:
+	rcu_read_unlock();
+	return swept;
+}
+
+/**
+ * pghot_nearest_toptier - the top-tier node with memory nearest to @nid
+ * @nid: a node
+ *
+ * Return: the node, or NUMA_NO_NODE if no top-tier node has memory.
+ */
+int pghot_nearest_toptier(int nid)
+{
+	int n, best = NUMA_NO_NODE;
+
+	for_each_node_state(n, N_MEMORY) {
+		if (!node_is_toptier(n))
+			continue;
+		if (best == NUMA_NO_NODE ||
+		    node_distance(nid, n) < node_distance(nid, best))
+			best = n;
+	}
+	return best;
+}
+
+/* What the allocator really handed out for @p, asked for @size. */
+static size_t pghot_alloc_size(const void *p, size_t size)
+{
+	return is_vmalloc_addr(p) ? PAGE_ALIGN(size) : ksize(p);
+}
+
+static size_t pghot_records_size(void)
+{
+	return PAGES_PER_SECTION * pghot_layout->size;
+}
+
+static void pghot_section_free(struct pghot_section *s)
+{
+	kvfree(s->records);
+	kfree(s);
 }
 
 static void pghot_section_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct pghot_section, rcu));
+	pghot_section_free(container_of(head, struct pghot_section, rcu));
 }
 
-static void pghot_sections_remove(unsigned long start_pfn, unsigned long nr_pages)
+static size_t pghot_section_bytes(struct pghot_section *s)
 {
-	unsigned long pfn;
+	return ksize(s) + pghot_alloc_size(s->records, pghot_records_size());
+}
 
+static size_t pghot_table_size(unsigned long nr)
+{
+	return struct_size_t(struct pghot_table, secs, nr);
+}
+
+/* Make @nid's table cover sections [@first, @last]. Store lock held. */
+static struct pghot_table *pghot_table_cover(int nid, unsigned long first,
+					     unsigned long last)
+{
+	struct pghot_table *old = pghot_table(nid), *t;
+	unsigned long start = first, end = last + 1, i;
+
+	if (old) {
+		if (first >= old->start && last < old->start + old->nr)
+			return old;
+		start = min(start, old->start);
+		end = max(end, old->start + old->nr);
+	}
+	t = kvzalloc_node(pghot_table_size(end - start), GFP_KERNEL,
+			  pghot_nearest_toptier(nid));
+	if (!t)
+		return NULL;
+	t->start = start;
+	t->nr = end - start;
+	if (old) {
+		for (i = 0; i < old->nr; i++)
+			RCU_INIT_POINTER(t->secs[old->start - start + i],
+					 rcu_dereference_protected(old->secs[i], true));
+		atomic_long_sub(pghot_alloc_size(old, pghot_table_size(old->nr)),
+				&pghot_store[nid].bytes);
+	}
+	/* Flags set on the old table meanwhile: look at every section. */
+	t->pending = ~0UL;
+	atomic_long_add(pghot_alloc_size(t, pghot_table_size(t->nr)),
+			&pghot_store[nid].bytes);
+	rcu_assign_pointer(pghot_store[nid].table, t);
+	if (old)
+		kvfree_rcu_mightsleep(old);
+	return t;
+}
+
+/* Drop @nid's table once it has no section left. Store lock held. */
+static void pghot_table_trim(int nid)
+{
+	struct pghot_table *t = pghot_table(nid);
+	unsigned long i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr; i++)
+		if (rcu_access_pointer(t->secs[i]))
+			return;
+	node_clear(nid, pghot_tracked_nodes);
+	RCU_INIT_POINTER(pghot_store[nid].table, NULL);
+	atomic_long_sub(pghot_alloc_size(t, pghot_table_size(t->nr)),
+			&pghot_store[nid].bytes);
+	kvfree_rcu_mightsleep(t);
+}
+
+static void pghot_sections_remove(int nid, unsigned long start_pfn,
+				  unsigned long nr_pages)
+{
+	struct pghot_table *t = pghot_table(nid);
+	unsigned long pfn, i;
+
+	if (!t)
+		return;
 	for (pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += PAGES_PER_SECTION) {
 		struct pghot_section *s;
 
-		s = xa_erase_irq(&pghot_sections, pfn_to_section_nr(pfn));
+		i = pfn_to_section_nr(pfn) - t->start;
+		if (i >= t->nr)
+			continue;
+		s = rcu_dereference_protected(t->secs[i], true);
 		if (!s)
 			continue;
-		atomic_long_sub(pghot_section_bytes(), &pghot_bytes);
-		atomic_long_dec(&pghot_nr_sections);
+		RCU_INIT_POINTER(t->secs[i], NULL);
+		atomic_long_sub(pghot_section_bytes(s), &pghot_store[nid].bytes);
 		/* Readers hold rcu_read_lock() across every record access. */
 		call_rcu(&s->rcu, pghot_section_free_rcu);
 	}
+	pghot_table_trim(nid);
+}
+
+static int pghot_sections_add(int nid, unsigned long start_pfn,
+			      unsigned long nr_pages)
+{
+	unsigned long first = pfn_to_section_nr(start_pfn);
+	unsigned long last = pfn_to_section_nr(start_pfn + nr_pages - 1);
+	int home = pghot_nearest_toptier(nid);
+	struct pghot_table *t;
+	unsigned long nr;
+
+	t = pghot_table_cover(nid, first, last);
+	if (!t)
+		return -ENOMEM;
+	for (nr = first; nr <= last; nr++) {
+		struct pghot_section *s;
+
+		if (rcu_access_pointer(t->secs[nr - t->start]))
+			continue;
+		s = kzalloc_node(sizeof(*s), GFP_KERNEL, home);
+		if (!s)
+			return -ENOMEM;
+		/* Exactly PAGES_PER_SECTION * size: a power of two. */
+		s->records = kvzalloc_node(pghot_records_size(), GFP_KERNEL, home);
+		if (!s->records) {
+			kfree(s);
+			return -ENOMEM;
+		}
+		s->validated = jiffies;
+		s->gen = clock_gen(READ_ONCE(pghot_clock_word));
+		s->target = NUMA_NO_NODE;
+		atomic_long_add(pghot_section_bytes(s), &pghot_store[nid].bytes);
+		rcu_assign_pointer(t->secs[nr - t->start], s);
+	}
+	node_set(nid, pghot_tracked_nodes);
+	return 0;
+}
+
+/**
+ * pghot_store_stats - what the store holds for a node
+ * @nid: the node
+ * @st: filled in
+ */
+void pghot_store_stats(int nid, struct pghot_store_stats *st)
+{
+	struct pghot_table *t;
+	unsigned long i;
+
+	memset(st, 0, sizeof(*st));
+	if (!pghot_store)
+		return;
+	st->bytes = atomic_long_read(&pghot_store[nid].bytes);
+	rcu_read_lock();
+	t = pghot_table(nid);
+	for (i = 0; t && i < t->nr; i++)
+		if (rcu_access_pointer(t->secs[i]))
+			st->sections++;
+	rcu_read_unlock();
+	st->pages = st->sections * PAGES_PER_SECTION;
 }
 
 /*
@@ -539,34 +760,43 @@ static int pghot_memory_callback(struct notifier_block *nb,
 	struct memory_notify *mn = arg;
 	int nid = pfn_to_nid(mn->start_pfn);
 
+	mutex_lock(&pghot_store_lock);
 	switch (action) {
 	case MEM_ONLINE:
 		if (node_is_toptier(nid))
 			break;
-		if (pghot_sections_add(mn->start_pfn, mn->nr_pages, nid)) {
-			pr_warn("pghot: no records for pfn %#lx-%#lx of node %d; its pages are not tracked\n",
+		if (pghot_sections_add(nid, mn->start_pfn, mn->nr_pages)) {
+			pr_warn("no records for pfn %#lx-%#lx of node %d; its pages are not tracked\n",
 				mn->start_pfn, mn->start_pfn + mn->nr_pages - 1, nid);
-			pghot_sections_remove(mn->start_pfn, mn->nr_pages);
+			pghot_sections_remove(nid, mn->start_pfn, mn->nr_pages);
 		}
+		/* Memory hotplug holds the CPU hotplug lock. */
+		if (pghot_node_tracked(nid))
+			static_branch_enable_cpuslocked(&pghot_tracking);
 		break;
 	case MEM_OFFLINE:
 	case MEM_CANCEL_ONLINE:
-		pghot_sections_remove(mn->start_pfn, mn->nr_pages);
+		pghot_sections_remove(nid, mn->start_pfn, mn->nr_pages);
 		break;
 	}
+	mutex_unlock(&pghot_store_lock);
 	return NOTIFY_OK;
 }
 
-/**
- * pghot_records_init - allocate records for the lower-tier memory present
- *
- * Return: 0 or -ENOMEM.
- */
-int __init pghot_records_init(void)
+/* After memory_tier_late_init(): before it, every node looks toptier. */
+static int __init pghot_records_init(void)
 {
-	int nid, err;
+	int nid, err = 0;
 
+	BUILD_BUG_ON(MAX_NUMNODES + 1 > 1 << 11);
+	if (pghot_off)
+		return 0;
+	pghot_store = kcalloc(nr_node_ids, sizeof(*pghot_store), GFP_KERNEL);
+	if (!pghot_store)
+		return -ENOMEM;
 	pghot_set_clock(READ_ONCE(pghot_promote_window_ms));
+	get_online_mems();
+	mutex_lock(&pghot_store_lock);
 	for_each_node_state(nid, N_MEMORY) {
 		unsigned long start, end;
 
@@ -574,16 +804,32 @@ int __init pghot_records_init(void)
 			continue;
 		start = round_down(node_start_pfn(nid), PAGES_PER_SECTION);
 		end = node_end_pfn(nid);
-		for (; start < end; start += PAGES_PER_SECTION) {
-			if (!online_section_nr(pfn_to_section_nr(start)))
+		/* One table for the node's span, not one per section. */
+		if (!pghot_table_cover(nid, pfn_to_section_nr(start),
+				       pfn_to_section_nr(end - 1)))
+			err = -ENOMEM;
+		for (; start < end && !err; start += PAGES_PER_SECTION) {
+			if (!online_section_nr(pfn_to_section_nr(start)) ||
+			    pfn_to_nid(start) != nid)
 				continue;
-			err = pghot_sections_add(start, PAGES_PER_SECTION, nid);
-			if (err)
-				return err;
+			err = pghot_sections_add(nid, start, PAGES_PER_SECTION);
+		}
+		if (err) {
+			pr_err("no records for node %d: %d; its pages are not tracked\n",
+			       nid, err);
+			pghot_sections_remove(nid, node_start_pfn(nid),
+					      node_spanned_pages(nid));
+			err = 0;
 		}
 	}
+	mutex_unlock(&pghot_store_lock);
 	hotplug_memory_notifier(pghot_memory_callback, DEFAULT_CALLBACK_PRI);
+	put_online_mems();
+	/* Outside the hotplug lock: takes the CPU hotplug lock. */
+	if (!nodes_empty(pghot_tracked_nodes))
+		static_branch_enable(&pghot_tracking);
 	return 0;
 }
+late_initcall_sync(pghot_records_init);
 
 #include "tests/record-kunit.h"

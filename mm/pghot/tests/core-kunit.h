@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of pghot_record_access() argument checking and of what it
- * ignores.
+ * ignores, with the enabled sources passed in rather than changed.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -20,28 +20,30 @@ static void pghot_test_bad_args(struct kunit *test)
 						  jiffies), -EINVAL);
 	KUNIT_EXPECT_EQ(test, pghot_record_access(pfn, -2, PGHOT_HINTFAULTS,
 						  jiffies), -EINVAL);
-	KUNIT_EXPECT_EQ(test, pghot_record_access(pfn, MAX_NUMNODES,
+	KUNIT_EXPECT_EQ(test, pghot_record_access(pfn, nr_node_ids,
 						  PGHOT_HINTFAULTS, jiffies),
 			-EINVAL);
 }
 
 static void pghot_test_ignored(struct kunit *test)
 {
-	/* Kernel image memory: not on the LRU and, here, in the top tier. */
+	/* Kernel image memory: not on the LRU, and not lower-tier memory. */
 	unsigned long pfn = page_to_pfn(virt_to_page(&pghot_enabled_sources));
-	unsigned int old = READ_ONCE(pghot_enabled_sources);
 
-	WRITE_ONCE(pghot_enabled_sources, PGHOT_SRC_MASK);
-	KUNIT_EXPECT_EQ(test, pghot_record_access(pfn, NUMA_NO_NODE,
-						  PGHOT_HWHINTS, jiffies), -ENOENT);
+	KUNIT_EXPECT_EQ(test, pghot_record_access_in(pfn, NUMA_NO_NODE,
+						     PGHOT_HWHINTS, jiffies,
+						     PGHOT_SRC_MASK), -ENOENT);
 	/* A PFN with no memory at all. */
-	KUNIT_EXPECT_EQ(test, pghot_record_access(1UL << 40, NUMA_NO_NODE,
-						  PGHOT_HWHINTS, jiffies), -ENOENT);
+	KUNIT_EXPECT_EQ(test, pghot_record_access_in(1UL << 40, NUMA_NO_NODE,
+						     PGHOT_HWHINTS, jiffies,
+						     PGHOT_SRC_MASK), -ENOENT);
 	/* A disabled source records nothing. */
-	WRITE_ONCE(pghot_enabled_sources, 0);
-	KUNIT_EXPECT_EQ(test, pghot_record_access(pfn, NUMA_NO_NODE,
-						  PGHOT_HWHINTS, jiffies), -ENODEV);
-	WRITE_ONCE(pghot_enabled_sources, old);
+	KUNIT_EXPECT_EQ(test, pghot_record_access_in(pfn, NUMA_NO_NODE,
+						     PGHOT_HWHINTS, jiffies,
+						     1U << PGHOT_HINTFAULTS), -ENODEV);
+	KUNIT_EXPECT_EQ(test, pghot_record_access_in(pfn, NUMA_NO_NODE,
+						     PGHOT_HINTFAULTS, jiffies, 0),
+			-ENODEV);
 }
 
 static struct kunit_case pghot_core_test_cases[] = {

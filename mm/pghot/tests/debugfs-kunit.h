@@ -30,8 +30,8 @@ static void pghot_test_expect(struct kunit *test, const char *name,
 
 	if (!t)
 		return;
-	KUNIT_EXPECT_EQ_MSG(test, pghot_tunable_parse(t, input, &val), err,
-			    "%s <- \"%s\"", name, input);
+	KUNIT_EXPECT_EQ_MSG(test, pghot_tunable_parse(t, input, strlen(input), &val),
+			    err, "%s <- \"%s\"", name, input);
 }
 
 static void pghot_test_garbage(struct kunit *test)
@@ -64,8 +64,8 @@ static void pghot_test_ranges(struct kunit *test)
 	pghot_test_expect(test, "freq_threshold", buf, 0);
 	snprintf(buf, sizeof(buf), "%u", pghot_freq_max(pghot_layout) + 1);
 	pghot_test_expect(test, "freq_threshold", buf, -EINVAL);
-	pghot_test_expect(test, "promote_window_ms", "9", -EINVAL);
-	pghot_test_expect(test, "promote_window_ms", "10", 0);
+	pghot_test_expect(test, "promote_window_ms", "99", -EINVAL);
+	pghot_test_expect(test, "promote_window_ms", "100", 0);
 	pghot_test_expect(test, "promote_window_ms", "60000", 0);
 	pghot_test_expect(test, "promote_window_ms", "60001", -EINVAL);
 	pghot_test_expect(test, "kmigrated_sleep_ms", "49", -EINVAL);
@@ -83,25 +83,49 @@ static void pghot_test_ranges(struct kunit *test)
 	pghot_test_expect(test, "target_nid", "100000", -EINVAL);
 }
 
-/* A target must be a node with memory in the top tier. */
+/*
+ * A target must be a node with memory in the top tier: the node of a CPU
+ * with memory is one, a tracked lower-tier node or a node without memory
+ * is not.
+ */
 static void pghot_test_target(struct kunit *test)
 {
+	int nid = numa_node_id();
 	char buf[16];
-	int nid;
 
-	for_each_node(nid) {
-		int want = node_state(nid, N_MEMORY) && node_is_toptier(nid) ?
-			   0 : -EINVAL;
-
+	if (node_state(nid, N_MEMORY)) {
 		snprintf(buf, sizeof(buf), "%d", nid);
-		pghot_test_expect(test, "target_nid", buf, want);
+		pghot_test_expect(test, "target_nid", buf, 0);
 	}
+	for_each_node(nid) {
+		if (!pghot_node_tracked(nid) && node_state(nid, N_MEMORY))
+			continue;
+		snprintf(buf, sizeof(buf), "%d", nid);
+		pghot_test_expect(test, "target_nid", buf, -EINVAL);
+	}
+	snprintf(buf, sizeof(buf), "%u", nr_node_ids);
+	pghot_test_expect(test, "target_nid", buf, -EINVAL);
+}
+
+/* An embedded NUL byte is garbage, not the end of the input. */
+static void pghot_test_nul(struct kunit *test)
+{
+	const struct pghot_tunable *t = pghot_test_tunable(test, "freq_threshold");
+	static const char in[] = "1\0junk";
+	long val;
+
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ(test, pghot_tunable_parse(t, in, sizeof(in) - 1, &val),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, pghot_tunable_parse(t, in, 1, &val), 0);
 }
 
 static struct kunit_case pghot_debugfs_test_cases[] = {
 	KUNIT_CASE(pghot_test_garbage),
 	KUNIT_CASE(pghot_test_ranges),
 	KUNIT_CASE(pghot_test_target),
+	KUNIT_CASE(pghot_test_nul),
 	{}
 };
 

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of the promotion rules kmigrated shares with NUMA balancing:
- * the per-target rate-limit window and the direction of threshold
- * adaptation. They run against the first node with memory and restore
- * its state; pgpromote_candidate grows by the few pages they charge.
- * And of kmigrated's own backoff from a demoting target, on a private
- * target state with a made-up clock.
+ * KUnit tests of the promotion rules kmigrated shares with NUMA balancing
+ * (the per-target rate-limit window, the direction of threshold
+ * adaptation) and of how kmigrated picks a ready page's target. All on
+ * private state: the node counters are only read.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -16,34 +14,38 @@
 
 static void pghot_test_rate_limit(struct kunit *test)
 {
-	struct pglist_data *pgdat = NODE_DATA(first_memory_node);
-	unsigned int now = jiffies_to_msecs(jiffies);
-	unsigned long saved_nr_cand = pgdat->nbp_rl_nr_cand;
-	unsigned int saved_start = pgdat->nbp_rl_start;
+	/* Close to a wrap of the millisecond clock. */
+	unsigned int now = -500U, start = now - 2 * MSEC_PER_SEC;
+	unsigned long start_cand = 0;
 
-	/*
-	 * Batches larger than any per-cpu stat threshold, so the node
-	 * counter the limit reads is exact. The batch that opens a window
-	 * is not charged to it, as in NUMA balancing.
-	 */
-	pgdat->nbp_rl_start = now - 2 * MSEC_PER_SEC;
-	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	/* 600 candidates in the window now: over the limit. */
-	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	/* A new window opens the budget again. */
-	pgdat->nbp_rl_start = jiffies_to_msecs(jiffies) - 2 * MSEC_PER_SEC;
-	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limit(pgdat, 500, 200));
-	pgdat->nbp_rl_start = saved_start;
-	pgdat->nbp_rl_nr_cand = saved_nr_cand;
+	/* The call that opens a window takes its reference from it. */
+	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limited(1000, now, &start,
+							     &start_cand, 500));
+	KUNIT_EXPECT_EQ(test, start, now);
+	KUNIT_EXPECT_EQ(test, start_cand, 1000UL);
+	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limited(1499, now + 10,
+							     &start, &start_cand, 500));
+	/* 500 candidates in the window: over the limit. */
+	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1500, now + 20,
+							    &start, &start_cand, 500));
+	/* Still in the same second. */
+	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1600, now + MSEC_PER_SEC,
+							    &start, &start_cand, 500));
+	/* A new window opens the budget again, across the wrap. */
+	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limited(1700,
+							     now + MSEC_PER_SEC + 1,
+							     &start, &start_cand, 500));
+	KUNIT_EXPECT_EQ(test, start_cand, 1700UL);
+	/* A limit of 0 refuses everything. */
+	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1700,
+							    now + MSEC_PER_SEC + 2,
+							    &start, &start_cand, 0));
 }
 
 static void pghot_test_adjust_threshold(struct kunit *test)
 {
 	struct pglist_data *pgdat = NODE_DATA(first_memory_node);
 	unsigned long cand = node_page_state(pgdat, PGPROMOTE_CANDIDATE);
-	struct pghot_target saved = pghot_targets[first_memory_node];
 	const unsigned int ref = 4000, period = 1000;
 	struct pghot_target t = { };
 
@@ -70,76 +72,53 @@ static void pghot_test_adjust_threshold(struct kunit *test)
 	numa_promotion_adjust_threshold(pgdat, 1000, ref, period, &t.window_ms,
 					&t.start, &t.nr_cand);
 	KUNIT_EXPECT_EQ(test, t.window_ms, ref);
-
-	/* The adapted window is what pghot uses for that target. */
-	pghot_targets[first_memory_node].window_ms = 1234;
-	KUNIT_EXPECT_EQ(test, pghot_effective_window_ms(first_memory_node), 1234U);
-	pghot_targets[first_memory_node].window_ms = 0;
-	KUNIT_EXPECT_EQ(test, pghot_effective_window_ms(first_memory_node),
-			READ_ONCE(pghot_promote_window_ms));
-	pghot_targets[first_memory_node] = saved;
 }
 
-static void pghot_test_backoff(struct kunit *test)
+/* Where a ready page goes, on a private node state. */
+static void pghot_test_target_choice(struct kunit *test)
 {
-	const unsigned long period = msecs_to_jiffies(PGHOT_BACKOFF_PERIOD_MS);
-	/* Close to a jiffies wrap, so the comparisons must survive it. */
-	unsigned long now = -3 * period, demoted = 100;
-	struct pghot_target t = { };
-	unsigned int expect;
+	int top = numa_node_id(), def = NUMA_NO_NODE, nid;
+	struct pghot_node pn = { .nid = NUMA_NO_NODE };
+	struct pghot_ready r = { .pfn = 1 };
+	bool vetted;
 
-	/* The first look only takes the reference. */
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
-	/* Nothing is looked at again within the period. */
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted + 5, now + period - 1));
-	/* A period with demotions: pause for one period. */
-	now += period;
-	demoted += 5;
-	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
-	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_PERIOD_MS);
-	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted + 7, now + period - 1));
+	if (!pghot_valid_target(top) ||
+	    READ_ONCE(pghot_target_nid) != PGHOT_TARGET_AUTO)
+		kunit_skip(test, "needs this CPU's node as a target and target_nid -1");
+	/* Another node to be the default, if there is one. */
+	for_each_node_state(nid, N_MEMORY)
+		if (nid != top && pghot_valid_target(nid))
+			def = nid;
+	pn.target = def;
 
-	/*
-	 * Demotions during the pause are not held against the next period:
-	 * the pause ends on time and only takes the reference again.
-	 */
-	now += period;
-	demoted += 7;
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+	/* The fault path's target, vetted by mpol_misplaced(). */
+	r.target = top;
+	r.flags = PGHOT_READY_VETTED;
+	KUNIT_EXPECT_EQ(test, kmigrated_target(&pn, &r, 0, &vetted), top);
+	KUNIT_EXPECT_TRUE(test, vetted);
+	/* A hardware hint's accessor: the same node, not vetted. */
+	r.flags = 0;
+	KUNIT_EXPECT_EQ(test, kmigrated_target(&pn, &r, 0, &vetted), top);
+	KUNIT_EXPECT_FALSE(test, vetted);
+	/* No usable target: the node's default, never vetted. */
+	r.target = NUMA_NO_NODE;
+	r.flags = PGHOT_READY_VETTED;
+	KUNIT_EXPECT_EQ(test, kmigrated_target(&pn, &r, 0, &vetted), def);
+	KUNIT_EXPECT_FALSE(test, vetted);
+	/* A precise record's later target wins, and is not vetted. */
+	if (pghot_layout->nid_bits && def != NUMA_NO_NODE) {
+		u32 rec = (u32)(def + 1) << pghot_nid_shift(pghot_layout);
 
-	/* Demoting again after each pause: pauses double up to the cap. */
-	for (expect = 2 * PGHOT_BACKOFF_PERIOD_MS;
-	     expect <= 2 * PGHOT_BACKOFF_MS_MAX; expect *= 2) {
-		now += period;
-		demoted++;
-		KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
-		KUNIT_EXPECT_EQ(test, t.backoff_ms,
-				min(expect, (unsigned int)PGHOT_BACKOFF_MS_MAX));
-		KUNIT_EXPECT_TRUE(test, time_before(now, t.resume));
-		now = t.resume;
-		KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
+		r.target = top;
+		KUNIT_EXPECT_EQ(test, kmigrated_target(&pn, &r, rec, &vetted), def);
+		KUNIT_EXPECT_FALSE(test, vetted);
 	}
-
-	/* Quiet periods halve the next pause. */
-	now += period;
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
-	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_MS_MAX / 2);
-	now += period;
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now));
-	KUNIT_EXPECT_EQ(test, t.backoff_ms, PGHOT_BACKOFF_MS_MAX / 4);
-
-	/* No pause on: free space ended the backoff (backoff_ms 0). */
-	now += period;
-	demoted++;
-	KUNIT_EXPECT_TRUE(test, pghot_backoff(&t, demoted, now));
-	t.backoff_ms = 0;
-	KUNIT_EXPECT_FALSE(test, pghot_backoff(&t, demoted, now + 1));
 }
 
 static struct kunit_case pghot_kmigrated_test_cases[] = {
 	KUNIT_CASE(pghot_test_rate_limit),
 	KUNIT_CASE(pghot_test_adjust_threshold),
-	KUNIT_CASE(pghot_test_backoff),
+	KUNIT_CASE(pghot_test_target_choice),
 	{}
 };
 

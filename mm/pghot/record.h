@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pghot record store: one record per page of lower-tier memory, kept per
+ * memory section in per-node tables, following memory hotplug.
+ */
+#ifndef _MM_PGHOT_RECORD_H
+#define _MM_PGHOT_RECORD_H
+
+#include <linux/nodemask.h>
+#include <linux/types.h>
+
+#include "rule.h"
+
+/* Set by pghot_mode=off: no records, no kmigrated, no sources. */
+extern bool pghot_off;
+
+/* Lower-tier nodes that have records: cheap to test on every access. */
+extern nodemask_t pghot_tracked_nodes;
+
+static inline bool pghot_node_tracked(int nid)
+{
+	return node_isset(nid, pghot_tracked_nodes);
+}
+
+/* What pghot_record_touch() did, besides counting the access. */
+#define PGHOT_TOUCH_READY	BIT(0)	/* the page just became ready */
+#define PGHOT_TOUCH_HELD	BIT(1)	/* ignored: the page is held */
+#define PGHOT_TOUCH_SWEEP	BIT(2)	/* the section asks for a sweep */
+
+int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
+		       unsigned int *res);
+bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec);
+void pghot_record_defer(int nid, unsigned long pfn, int target);
+unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,
+				    unsigned int max);
+bool pghot_sweep_node(int nid);
+void pghot_record_hold(int nid, unsigned long pfn);
+
+void pghot_set_clock(unsigned int window_ms);
+unsigned int pghot_window_units(unsigned int window_ms);
+
+int pghot_nearest_toptier(int nid);
+
+struct pghot_store_stats {
+	unsigned long bytes;		/* allocated for records, headers, tables */
+	unsigned long pages;		/* pages that have a record */
+	unsigned long sections;
+};
+
+void pghot_store_stats(int nid, struct pghot_store_stats *st);
+
+#endif /* _MM_PGHOT_RECORD_H */

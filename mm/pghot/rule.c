@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pghot hotness rule.
+ *
+ * An access within promote_window_ms of the previous one increments the
+ * page's frequency (saturating); an access after the window opens a new
+ * window with frequency 1. A page whose frequency reaches freq_threshold
+ * becomes migrate-ready. A source that knows more than "the page was
+ * accessed" (a NUMA hint fault that came quickly after the scan) may ask
+ * for threshold 1: the page is hot at once.
+ *
+ * A page that reclaim just demoted is held: accesses to it are ignored
+ * for a while, so that a working set larger than the top tier is not
+ * promoted and demoted over and over.
+ *
+ * Everything here is a pure function of its arguments; the record store
+ * (record.c) applies it with cmpxchg.
+ */
+#include <linux/bits.h>
+#include <linux/cache.h>
+#include <linux/kernel.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+
+#include "rule.h"
+
+/* 1 byte: time 5 bits, frequency 2 bits, ready 1 bit. */
+const struct pghot_layout pghot_layout_default = {
+	.name = "default",
+	.size = 1,
+	.time_bits = 5,
+	.freq_bits = 2,
+	.nid_bits = 0,
+	.window_units = 4,
+};
+
+/* 4 bytes: time 17 bits, frequency 3 bits, target + 1 11 bits, ready. */
+const struct pghot_layout pghot_layout_precise = {
+	.name = "precise",
+	.size = 4,
+	.time_bits = 17,
+	.freq_bits = 3,
+	.nid_bits = 11,
+	.window_units = 256,
+};
+
+/* Chosen at boot (pghot_mode=), read on every access. */
+const struct pghot_layout *pghot_layout __ro_after_init =
+	IS_ENABLED(CONFIG_PGHOT_PRECISE) ? &pghot_layout_precise :
+					   &pghot_layout_default;
+
+unsigned int pghot_freq_threshold __read_mostly = 2;
+unsigned int pghot_promote_window_ms __read_mostly = 4000;
+
+/**
+ * pghot_clock_shift_for - the time unit for a promotion window
+ * @window_jiffies: the window
+ * @units: how many time units a window should span at most
+ *
+ * Return: log2 of the smallest power-of-two number of jiffies per unit in
+ * which @window_jiffies spans at most @units units.
+ */
+unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
+				   unsigned int units)
+{
+	unsigned int shift = 0;
+
+	while (DIV_ROUND_UP(window_jiffies, 1UL << shift) > units)
+		shift++;
+	return shift;
+}
+
+/**
+ * pghot_now_units - a time in record units
+ * @l: record layout
+ * @c: clock
+ * @now: jiffies
+ *
+ * Return: the time field a record written at @now holds.
+ */
+u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
+		    unsigned long now)
+{
+	return (now >> c->shift) & pghot_time_mask(l);
+}
+
+/**
+ * pghot_update_record - apply one access to a record
+ * @l: record layout
+ * @c: clock
+ * @old: the record before the access
+ * @a: the access
+ * @out: set to what the access did
+ *
+ * An access within @a->window units of the previous one increments the
+ * frequency, saturating; a later one (or the first) opens a new window
+ * with frequency 1. The record becomes migrate-ready when the frequency
+ * reaches @a->threshold; a ready record stays ready. A held record ignores
+ * accesses until pghot_hold_units() have passed since it was held. When
+ * the record's time cannot be trusted (@a->fresh is false) an open window
+ * or a hold counts as over.
+ *
+ * Return: the new record.
+ */
+u32 pghot_update_record(const struct pghot_layout *l,
+			const struct pghot_clock *c, u32 old,
+			const struct pghot_access *a, enum pghot_outcome *out)
+{
+	u32 now = pghot_now_units(l, c, a->now);
+	u32 ready = old & pghot_ready_bit(l);
+	u32 freq = pghot_rec_freq(l, old);
+	u32 age = (now - pghot_rec_time(l, old)) & pghot_time_mask(l);
+	u32 new;
+
+	*out = PGHOT_COUNTED;
+	if (!freq && ready) {
+		/* Held. */
+		if (a->fresh && age < pghot_hold_units(l)) {
+			*out = PGHOT_HELD;
+			return old;
+		}
+		ready = 0;
+	} else if (!a->fresh) {
+		/* A ready record stays ready, whatever its window. */
+		if (!ready)
+			freq = 0;
+	} else if (freq && age >= pghot_half_range(l)) {
+		/*
+		 * An open window is never older than half the range, so a
+		 * larger age is an access from just before the recorded one
+		 * that arrived late (samples drained by another CPU, two
+		 * sources): it counts, and the time stays.
+		 */
+		now = pghot_rec_time(l, old);
+		age = 0;
+	}
+	if (freq && age < a->window)
+		freq = min(freq + 1, pghot_freq_max(l));
+	else
+		freq = 1;
+
+	new = now | freq << l->time_bits;
+	if (l->nid_bits && a->nid != NUMA_NO_NODE)
+		new |= (u32)(a->nid + 1) << pghot_nid_shift(l);
+	else
+		new |= old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
+	if (ready || freq >= a->threshold)
+		new |= pghot_ready_bit(l);
+	return new;
+}
+
+/**
+ * pghot_hold_record - the record of a page demoted at @now
+ * @l: record layout
+ * @c: clock
+ * @now: jiffies
+ *
+ * Return: a held record, with no target.
+ */
+u32 pghot_hold_record(const struct pghot_layout *l,
+		      const struct pghot_clock *c, unsigned long now)
+{
+	return pghot_now_units(l, c, now) | pghot_ready_bit(l);
+}
+
+/**
+ * pghot_sweep_record - close what can no longer be open
+ * @l: record layout
+ * @old: the record
+ * @now_units: the current time in record units
+ * @all: close every window and hold (the clock changed)
+ *
+ * Ready records are left alone: their time no longer matters, and their
+ * frequency stays non-zero so that they do not look held.
+ *
+ * Return: the record with every window and hold older than
+ * pghot_stale_units() closed, time and frequency dropped.
+ */
+u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
+		       bool all)
+{
+	u32 age = (now_units - pghot_rec_time(l, old)) & pghot_time_mask(l);
+
+	if (pghot_rec_ready(l, old))
+		return old;
+	/* Idle. */
+	if (!pghot_rec_freq(l, old) && !pghot_rec_held(l, old))
+		return old;
+	if (!all && age < pghot_stale_units(l))
+		return old;
+	return old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
+}
+
+#include "tests/rule-kunit.h"

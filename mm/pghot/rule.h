@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pghot hotness rule: the format of a page's record and what one reported
+ * access does to it. Pure functions of their arguments, shared by the
+ * record store and its tests.
+ */
+#ifndef _MM_PGHOT_RULE_H
+#define _MM_PGHOT_RULE_H
+
+#include <linux/numa.h>
+#include <linux/types.h>
+
+/*
+ * A record describes one page (or the head page of a large folio) of
+ * lower-tier memory. From bit 0 up: a time (jiffies bits [shift, shift +
+ * time_bits) of the clock, see struct pghot_clock), the frequency inside
+ * the current window, in precise mode the promotion target plus one (0:
+ * none), and on top the migrate-ready bit. The states:
+ *
+ *	freq	ready
+ *	0	0	idle: no window open, the time means nothing
+ *	> 0	0	a window is open since the time
+ *	> 0	1	ready: queued for kmigrated, or deferred
+ *	0	1	held: demoted at the time, not promoted again until the
+ *			hold has passed (see pghot_hold_units())
+ */
+struct pghot_layout {
+	const char *name;
+	unsigned int size;		/* bytes per record */
+	unsigned int time_bits;
+	unsigned int freq_bits;
+	unsigned int nid_bits;
+	unsigned int window_units;	/* time units per promotion window */
+};
+
+extern const struct pghot_layout pghot_layout_default;
+extern const struct pghot_layout pghot_layout_precise;
+extern const struct pghot_layout *pghot_layout;
+
+static inline u32 pghot_time_mask(const struct pghot_layout *l)
+{
+	return (1U << l->time_bits) - 1;
+}
+
+static inline u32 pghot_freq_max(const struct pghot_layout *l)
+{
+	return (1U << l->freq_bits) - 1;
+}
+
+static inline u32 pghot_rec_time(const struct pghot_layout *l, u32 rec)
+{
+	return rec & pghot_time_mask(l);
+}
+
+static inline u32 pghot_rec_freq(const struct pghot_layout *l, u32 rec)
+{
+	return (rec >> l->time_bits) & pghot_freq_max(l);
+}
+
+static inline unsigned int pghot_nid_shift(const struct pghot_layout *l)
+{
+	return l->time_bits + l->freq_bits;
+}
+
+/* The promotion target kept in a precise record, or NUMA_NO_NODE. */
+static inline int pghot_rec_nid(const struct pghot_layout *l, u32 rec)
+{
+	if (!l->nid_bits)
+		return NUMA_NO_NODE;
+	return (int)((rec >> pghot_nid_shift(l)) & ((1U << l->nid_bits) - 1)) - 1;
+}
+
+static inline u32 pghot_ready_bit(const struct pghot_layout *l)
+{
+	return 1U << (l->size * BITS_PER_BYTE - 1);
+}
+
+static inline bool pghot_rec_ready(const struct pghot_layout *l, u32 rec)
+{
+	return (rec & pghot_ready_bit(l)) && pghot_rec_freq(l, rec);
+}
+
+static inline bool pghot_rec_held(const struct pghot_layout *l, u32 rec)
+{
+	return (rec & pghot_ready_bit(l)) && !pghot_rec_freq(l, rec);
+}
+
+/* Time and frequency: what a new window or a sweep replaces. */
+static inline u32 pghot_window_mask(const struct pghot_layout *l)
+{
+	return pghot_time_mask(l) | pghot_freq_max(l) << l->time_bits;
+}
+
+/*
+ * Open windows and holds are never older than a quarter of the time
+ * field's range when an access is applied (see record.c), so an age up to
+ * half the range decodes exactly.
+ */
+static inline u32 pghot_stale_units(const struct pghot_layout *l)
+{
+	return 1U << (l->time_bits - 2);
+}
+
+static inline u32 pghot_half_range(const struct pghot_layout *l)
+{
+	return 1U << (l->time_bits - 1);
+}
+
+/* How long a demoted page is held: until it could be swept. */
+static inline u32 pghot_hold_units(const struct pghot_layout *l)
+{
+	return pghot_stale_units(l);
+}
+
+/*
+ * The clock: time is kept in units of 2^shift jiffies, so that the time
+ * field is a plain bit range of jiffies and stays continuous across
+ * jiffies wrap.
+ */
+struct pghot_clock {
+	unsigned int shift;		/* log2(jiffies per time unit) */
+};
+
+/* One reported access. */
+struct pghot_access {
+	unsigned long now;		/* jiffies */
+	int nid;			/* target to keep (precise), or NUMA_NO_NODE */
+	unsigned int window;		/* window in time units (adapted) */
+	unsigned int threshold;		/* frequency that makes a page ready */
+	bool fresh;			/* the record's time can be trusted */
+};
+
+/* What an access did. */
+enum pghot_outcome {
+	PGHOT_COUNTED,			/* counted; the page may have become ready */
+	PGHOT_HELD,			/* ignored: the page is held */
+};
+
+u32 pghot_update_record(const struct pghot_layout *l,
+			const struct pghot_clock *c, u32 old,
+			const struct pghot_access *a, enum pghot_outcome *out);
+u32 pghot_hold_record(const struct pghot_layout *l,
+		      const struct pghot_clock *c, unsigned long now);
+u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
+		       bool all);
+unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
+				   unsigned int units);
+u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
+		    unsigned long now);
+
+/* The rule's tunables, see Documentation/admin-guide/mm/pghot.rst. */
+extern unsigned int pghot_freq_threshold;
+extern unsigned int pghot_promote_window_ms;
+
+#define PGHOT_WINDOW_MS_MIN		100
+#define PGHOT_WINDOW_MS_MAX		60000
+
+#endif /* _MM_PGHOT_RULE_H */
