@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "pghot_topology.h"
+#include "pghot_vmstat.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -75,20 +76,23 @@
 static const char * const vmstat_names[] = {
 	"pgpromote_success", "pgpromote_candidate", "pgpromote_candidate_nrl",
 	"numa_pte_updates", "numa_hint_faults", "numa_pages_migrated",
-	"pgdemote_kswapd", "pgdemote_direct", "pgmigrate_success",
+	"pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
+	"pgdemote_proactive", "pgmigrate_success",
 	"pghot_recorded_accesses", "pghot_recorded_hintfaults",
 	"pghot_recorded_hwhints", "pghot_reported_hwhints",
 	"hwhint_total_events", "hwhint_useful_events", "hwhint_dropped_events",
 	"hwhint_dram_accesses", "hwhint_extmem_accesses", "pghot_ready",
+	"pghot_promoted",
 	/* Why a ready page was not promoted (ping-pong, overcommit). */
-	"pghot_ready_deferred", "pghot_promote_ratelimited",
-	"pghot_promote_target_full", "pghot_promote_backoff",
-	"pghot_promote_isolate_failed",
-	"pghot_promote_failed", "pghot_promote_stale",
-	"pghot_promote_no_target",
+	"pghot_ready_deferred", "pghot_promote_pingpong",
+	"pghot_promote_ratelimited", "pghot_promote_target_full",
+	"pghot_promote_isolate_failed", "pghot_promote_failed",
+	"pghot_promote_stale", "pghot_promote_no_target",
+	"pghot_promote_pinned", "pghot_promote_policy",
+	"pghot_promote_policy_unknown",
 	/* Reports pghot did not track (e.g. hints for promoted pages). */
 	"pghot_ignored_toptier", "pghot_ignored_offline",
-	"pghot_ignored_nonlru",
+	"pghot_ignored_untracked", "pghot_ignored_nonlru",
 };
 
 #define NR_VMSTAT		ARRAY_SIZE(vmstat_names)
@@ -135,13 +139,33 @@ struct set {
 /* A snapshot of vmstat_names[]; present[i] is 0 if the kernel lacks it. */
 struct counters {
 	unsigned long long val[NR_VMSTAT];
-	unsigned char present[NR_VMSTAT];
+	bool present[NR_VMSTAT];
 };
 
-/* Pages of a set on the node it was placed on, and elsewhere. */
+/*
+ * Pages of a set on the node it was placed on, elsewhere, and of those
+ * on a top-tier node (promoted, not moved sideways).
+ */
 struct residency {
 	unsigned long on;
 	unsigned long off;
+	unsigned long top;
+};
+
+/* Seconds within which a promoted page demoted again counts as churn. */
+#define CHURN_WINDOW_S		10
+
+/*
+ * Every page of the hot set, sample by sample: when it last arrived on the
+ * top tier, and how often pages went up and came down again. Measured
+ * with move_pages(), not taken from the kernel's counters.
+ */
+struct churn {
+	unsigned char *top;		/* per page: on the top tier last sample */
+	float *up_at;			/* per page: when it last went up */
+	unsigned long long up;		/* lower -> top transitions seen */
+	unsigned long long down;	/* top -> lower transitions seen */
+	unsigned long long down_soon;	/* of them within CHURN_WINDOW_S */
 };
 
 struct sample {
@@ -180,7 +204,18 @@ struct bench {
 	unsigned long long cold_sink;	/* what the cold loads read */
 	unsigned long long inject_rounds_done;
 	unsigned long long injected_pfns;
+	struct churn churn;
+	unsigned long start_top;	/* hot pages on the top tier at the start */
 };
+
+/* The tiers of the box, when sysfs has them (see pghot_topology.h). */
+static struct topology topo;
+static bool have_topo;
+
+static bool is_top_node(int nid, int mem_node)
+{
+	return have_topo ? node_is_top(&topo, nid) : nid != mem_node;
+}
 
 /*
  * Run state shared by all threads. Workers poll @stop; the other threads
@@ -506,25 +541,26 @@ static void check_node(const char *what, int node, int need_cpus)
  */
 static void discover_nodes(struct options *o)
 {
-	static struct topology t;
+	struct topology *t = &topo;
 	const char *why;
 
+	have_topo = !topology_read(t);
 	if (o->cpu_node >= 0 && o->mem_node >= 0 && o->hog_node >= 0)
 		return;
-	if (topology_read(&t))
+	if (!have_topo)
 		die(EXIT_SETUP, "cannot read the tiers from %s: %s (give --cpu-node, --mem-node)",
 		    MEMTIER_DIR, strerror(errno));
-	why = topology_unsupported(&t);
+	why = topology_unsupported(t);
 	if (why)
 		die(EXIT_SETUP, "%s (give --cpu-node and --mem-node)", why);
 	if (o->cpu_node < 0)
-		o->cpu_node = t.top_cpu[0];
+		o->cpu_node = t->top_cpu[0];
 	if (o->mem_node < 0)
-		o->mem_node = t.lower[0];
+		o->mem_node = t->lower[0];
 	if (o->hog_node < 0)
 		o->hog_node = o->cpu_node;
 	msg("nodes: threads on %d, sets on %d%s", o->cpu_node, o->mem_node,
-	    t.nr_lower > 1 ? " (other lower-tier nodes: see --mem-node)" : "");
+	    t->nr_lower > 1 ? " (other lower-tier nodes: see --mem-node)" : "");
 }
 
 static void check_system(struct options *o)
@@ -543,22 +579,6 @@ static void check_system(struct options *o)
 		    INJECT_PATH, strerror(errno));
 }
 
-/* First line of @path without its newline; -1 if unreadable. */
-static int read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	int ret = 0;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, size, f))
-		ret = -1;
-	fclose(f);
-	if (!ret)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ret;
-}
-
 static int vmstat_index(const char *name)
 {
 	unsigned int i;
@@ -571,24 +591,7 @@ static int vmstat_index(const char *name)
 
 static int read_counters(struct counters *c)
 {
-	unsigned long long val;
-	char name[128];
-	FILE *f;
-	int i;
-
-	memset(c, 0, sizeof(*c));
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%127s %llu", name, &val) == 2) {
-		i = vmstat_index(name);
-		if (i >= 0) {
-			c->val[i] = val;
-			c->present[i] = 1;
-		}
-	}
-	fclose(f);
-	return 0;
+	return vmstat_read(vmstat_names, c->val, c->present, NR_VMSTAT) < 0 ? -1 : 0;
 }
 
 /* ---- placement ---- */
@@ -648,11 +651,31 @@ static void place_set(const struct set *s, int node, int keep_bound)
 		    s->name, strerror(errno));
 }
 
-/* Count the pages of @s on @node and elsewhere (absent ones in neither). */
+/* Page @i of the hot set is (@top) or is not on the top tier at time @t. */
+static void churn_track(struct churn *c, unsigned long i, bool top, double t)
+{
+	if (top == c->top[i])
+		return;
+	c->top[i] = top;
+	if (top) {
+		c->up++;
+		c->up_at[i] = t;
+	} else {
+		c->down++;
+		if (c->up_at[i] >= 0 && t - c->up_at[i] <= CHURN_WINDOW_S)
+			c->down_soon++;
+	}
+}
+
+/*
+ * Count the pages of @s on @node, elsewhere and on the top tier (absent
+ * ones in none), and with @c, follow each page's moves at time @t.
+ */
 static int query_set(struct bench *b, const struct set *s, int node,
-		     struct residency *r)
+		     struct residency *r, struct churn *c, double t)
 {
 	unsigned long i, j, n;
+	bool top;
 
 	memset(r, 0, sizeof(*r));
 	for (i = 0; i < s->nr; i += n) {
@@ -662,10 +685,16 @@ static int query_set(struct bench *b, const struct set *s, int node,
 		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0))
 			return -1;
 		for (j = 0; j < n; j++) {
+			if (b->qstatus[j] < 0)
+				continue;
+			top = is_top_node(b->qstatus[j], node);
 			if (b->qstatus[j] == node)
 				r->on++;
-			else if (b->qstatus[j] >= 0)
+			else
 				r->off++;
+			r->top += top;
+			if (c)
+				churn_track(c, i + j, top, t);
 		}
 	}
 	return 0;
@@ -675,7 +704,7 @@ static void check_placed(struct bench *b, const struct set *s, int node)
 {
 	struct residency r;
 
-	if (query_set(b, s, node, &r))
+	if (query_set(b, s, node, &r, NULL, 0))
 		die(EXIT_SETUP, "move_pages: %s", strerror(errno));
 	if (r.on * 100 < s->nr * PLACED_PCT)
 		die(EXIT_SETUP,
@@ -694,6 +723,25 @@ static void check_free(const struct options *o)
 	if (free_b < 0 || (unsigned long long)free_b < need)
 		die(EXIT_SETUP, "node %d has %lld MiB free, the sets need %llu MiB",
 		    o->mem_node, free_b >> MIB_SHIFT, o->hot_mb + o->cold_mb);
+}
+
+/* Where each hot page is before the run: nothing moved yet. */
+static void churn_init(struct bench *b)
+{
+	struct churn *c = &b->churn;
+	struct residency r;
+	unsigned long i;
+
+	c->top = calloc(b->hot.nr, sizeof(*c->top));
+	c->up_at = malloc(b->hot.nr * sizeof(*c->up_at));
+	if (!c->top || !c->up_at)
+		die(EXIT_SETUP, "out of memory");
+	for (i = 0; i < b->hot.nr; i++)
+		c->up_at[i] = -1;
+	if (query_set(b, &b->hot, b->opt.mem_node, &r, c, 0))
+		die(EXIT_SETUP, "move_pages: %s", strerror(errno));
+	b->start_top = r.top;
+	c->up = c->down = c->down_soon = 0;
 }
 
 static void place_all(struct bench *b)
@@ -717,7 +765,7 @@ static void place_all(struct bench *b)
 		if (o->hog_locked && mlock(b->hog.buf, b->hog.size))
 			die(EXIT_SETUP, "mlock of the %llu MiB hog: %s (RLIMIT_MEMLOCK?)",
 			    o->hog_mb, strerror(errno));
-		if (query_set(b, &b->hog, o->hog_node, &r))
+		if (query_set(b, &b->hog, o->hog_node, &r, NULL, 0))
 			die(EXIT_SETUP, "move_pages: %s", strerror(errno));
 		if (r.on * 100 < b->hog.nr * PLACED_PCT)
 			msg("note: %lu of %lu hog pages on node %d",
@@ -734,6 +782,7 @@ static void place_all(struct bench *b)
 	check_placed(b, &b->hot, o->mem_node);
 	if (o->cold_mb)
 		check_placed(b, &b->cold, o->mem_node);
+	churn_init(b);
 }
 
 /* ---- threads ---- */
@@ -857,9 +906,9 @@ static int take_sample(struct bench *b)
 	s->t = now_s() - run.t0;
 	s->ops = total_ops(b);
 	if (read_counters(&s->vm) ||
-	    query_set(b, &b->hot, o->mem_node, &s->hot) ||
-	    (o->cold_mb && query_set(b, &b->cold, o->mem_node, &s->cold)) ||
-	    (o->hog_mb && query_set(b, &b->hog, o->hog_node, &s->hog)))
+	    query_set(b, &b->hot, o->mem_node, &s->hot, &b->churn, s->t) ||
+	    (o->cold_mb && query_set(b, &b->cold, o->mem_node, &s->cold, NULL, 0)) ||
+	    (o->hog_mb && query_set(b, &b->hog, o->hog_node, &s->hog, NULL, 0)))
 		return -1;
 	s->query_s = now_s() - run.t0 - s->t;
 	b->nr_samples++;
@@ -1091,7 +1140,7 @@ static void compute_results(const struct bench *b, struct results *res)
 	res->t95 = -1;
 	for (k = 0; k < b->nr_samples; k++) {
 		s = &b->samples[k];
-		if (s->hot.off * 100 >= b->hot.nr * SETTLED_PCT) {
+		if (s->hot.top * 100 >= b->hot.nr * SETTLED_PCT) {
 			res->t95 = s->t;
 			break;
 		}
@@ -1177,7 +1226,7 @@ static void json_system(FILE *f)
 		json_str(f, u.release);
 	fputs(",\n  \"settings\": {", f);
 	for (i = 0; i < ARRAY_SIZE(setting_paths); i++) {
-		if (read_line(setting_paths[i], val, sizeof(val)))
+		if (read_str(setting_paths[i], val, sizeof(val)))
 			continue;
 		fputs(sep, f);
 		json_str(f, setting_paths[i]);
@@ -1198,10 +1247,10 @@ static void json_samples(FILE *f, const struct bench *b)
 		s = &b->samples[k];
 		fprintf(f, "    {\"t\": %.3f, \"query_s\": %.3f, \"ops\": %llu, ",
 			s->t, s->query_s, s->ops);
-		fprintf(f, "\"hot_top\": %lu, \"hot_mem\": %lu, ",
-			s->hot.off, s->hot.on);
+		fprintf(f, "\"hot_top\": %lu, \"hot_mem\": %lu, \"hot_elsewhere\": %lu, ",
+			s->hot.top, s->hot.on, s->hot.off - s->hot.top);
 		fprintf(f, "\"cold_top\": %lu, \"cold_mem\": %lu, ",
-			s->cold.off, s->cold.on);
+			s->cold.top, s->cold.on);
 		if (b->opt.hog_mb)
 			fprintf(f, "\"hog_on_node\": %lu, ", s->hog.on);
 		fputs("\"vmstat\": ", f);
@@ -1209,6 +1258,35 @@ static void json_samples(FILE *f, const struct bench *b)
 		fprintf(f, "}%s\n", k + 1 < b->nr_samples ? "," : "");
 	}
 	fputs("  ]\n", f);
+}
+
+/* Where the hot set ended, node by node. */
+static void json_nodes(FILE *f, const struct bench *b)
+{
+	unsigned long *per = calloc(TOPO_MAX_NODES, sizeof(*per));
+	const char *sep = "";
+	unsigned long i, j, n;
+	int nid;
+
+	fputs("  \"hot_pages_by_node\": {", f);
+	for (i = 0; per && i < b->hot.nr; i += n) {
+		n = b->hot.nr - i < QUERY_CHUNK ? b->hot.nr - i : QUERY_CHUNK;
+		for (j = 0; j < n; j++)
+			b->qpages[j] = b->hot.buf + (i + j) * PAGE_SZ;
+		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0))
+			break;
+		for (j = 0; j < n; j++)
+			if (b->qstatus[j] >= 0 && b->qstatus[j] < TOPO_MAX_NODES)
+				per[b->qstatus[j]]++;
+	}
+	for (nid = 0; per && nid < TOPO_MAX_NODES; nid++) {
+		if (!per[nid])
+			continue;
+		fprintf(f, "%s\"%d\": %lu", sep, nid, per[nid]);
+		sep = ", ";
+	}
+	fputs("},\n", f);
+	free(per);
 }
 
 static void print_json(FILE *f, const struct bench *b,
@@ -1228,13 +1306,17 @@ static void print_json(FILE *f, const struct bench *b,
 	for (i = 0; i < b->opt.threads; i++)
 		fprintf(f, "%s%llu", i ? ", " : "", b->workers[i].ops);
 	fprintf(f, "],\n  \"hot_pages\": %lu,\n  \"promoted_hot_pages\": %lu,\n",
-		b->hot.nr, res->last->hot.off);
+		b->hot.nr, res->last->hot.top);
+	fprintf(f, "  \"hot_pages_top_at_start\": %lu,\n", b->start_top);
+	json_nodes(f, b);
+	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, \"down\": %llu, \"down_within_window\": %llu},\n",
+		CHURN_WINDOW_S, b->churn.up, b->churn.down, b->churn.down_soon);
 	if (res->t95 >= 0)
 		fprintf(f, "  \"seconds_to_95pct\": %.3f,\n", res->t95);
 	else
 		fputs("  \"seconds_to_95pct\": null,\n", f);
 	fprintf(f, "  \"cold_pages\": %lu,\n  \"promoted_cold_pages\": %lu,\n",
-		b->cold.nr, res->last->cold.off);
+		b->cold.nr, res->last->cold.top);
 	fprintf(f, "  \"cold_passes\": %llu,\n", b->cold_passes);
 	if (b->opt.hog_mb)
 		fprintf(f, "  \"hog_pages\": %lu,\n  \"hog_pages_on_node\": %lu,\n",
@@ -1272,14 +1354,17 @@ static void print_summary(const struct bench *b, const struct results *res)
 	fprintf(stderr, "%s: %s%s%.1f s, %llu ops (%.0f/s); ", prog,
 		b->opt.label, *b->opt.label ? ": " : "", res->elapsed, res->ops,
 		res->elapsed > 0 ? res->ops / res->elapsed : 0.0);
-	fprintf(stderr, "hot %lu/%lu pages off node %d (%.1f%%), %s; ",
-		res->last->hot.off, b->hot.nr, b->opt.mem_node,
-		100.0 * res->last->hot.off / b->hot.nr, t95);
-	fprintf(stderr, "cold %lu/%lu off; promoted %lld, demoted %lld\n",
-		res->last->cold.off, b->cold.nr,
+	fprintf(stderr, "hot %lu/%lu pages on the top tier (%.1f%%), %s; ",
+		res->last->hot.top, b->hot.nr,
+		100.0 * res->last->hot.top / b->hot.nr, t95);
+	fprintf(stderr, "cold %lu/%lu up; promoted %lld, demoted %lld; %llu of %llu hot pages down again within %d s\n",
+		res->last->cold.top, b->cold.nr,
 		vm_delta(b, vm, "pgpromote_success"),
 		vm_delta(b, vm, "pgdemote_kswapd") +
-		vm_delta(b, vm, "pgdemote_direct"));
+		vm_delta(b, vm, "pgdemote_direct") +
+		vm_delta(b, vm, "pgdemote_khugepaged") +
+		vm_delta(b, vm, "pgdemote_proactive"),
+		b->churn.down_soon, b->churn.up, CHURN_WINDOW_S);
 }
 
 static FILE *open_output(const char *path)

@@ -26,6 +26,7 @@
 
 #include "kselftest_harness.h"
 #include "pghot_topology.h"
+#include "pghot_vmstat.h"
 
 #define PAGE_STRIDE		4096UL	/* one access per 4K page */
 
@@ -41,8 +42,6 @@
 
 #define NUMAB_SYSCTL		"/proc/sys/kernel/numa_balancing"
 #define NUMAB_DEBUGFS		"/sys/kernel/debug/sched/numa_balancing/"
-
-#define VMSTAT_MAX		16	/* counters read_vmstat_list() takes */
 
 /*
  * One write(2) of exactly @len bytes of @val to @path, opened afresh (the
@@ -145,36 +144,12 @@ static inline bool nodes_have_free(struct __test_metadata *_metadata,
 
 /*
  * Read the /proc/vmstat counters @names[0] .. @names[@nr - 1] into @vals,
- * in one pass. Returns -1 if one is missing or @nr exceeds VMSTAT_MAX.
+ * in one pass. Returns -1 if one is missing.
  */
 static inline int read_vmstat_list(const char * const *names,
 				   unsigned long long *vals, int nr)
 {
-	bool found[VMSTAT_MAX] = { };
-	char line[256];
-	size_t len;
-	FILE *f;
-	int i;
-
-	if (nr > VMSTAT_MAX)
-		return -1;
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		for (i = 0; i < nr; i++) {
-			len = strlen(names[i]);
-			if (!strncmp(line, names[i], len) && line[len] == ' ') {
-				vals[i] = strtoull(line + len + 1, NULL, 10);
-				found[i] = true;
-			}
-		}
-	}
-	fclose(f);
-	for (i = 0; i < nr; i++)
-		if (!found[i])
-			return -1;
-	return 0;
+	return vmstat_read(names, vals, NULL, nr) == nr ? 0 : -1;
 }
 
 /* The /proc/vmstat counter @name; -1 if it is missing. */

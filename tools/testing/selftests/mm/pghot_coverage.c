@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pghot beyond private anonymous 4K pages on an idle box.
+ *
+ * rate_limit:   the top tier below the free-space fast path (the target
+ *	filled with locked memory bar a margin) and rate_limit_MBps small:
+ *	pages promoted stay within the limit plus one batch per second, and
+ *	pghot_promote_ratelimited moves.
+ * memcg:        a memory cgroup with memory.max, whose pages sit on a
+ *	lower-tier node, is promoted with its charge kept (memory.current
+ *	unchanged within a page per 64 folios), no OOM kill; at its limit it
+ *	is not driven into reclaim (memory.events max stays put).
+ * shmem:        a shared memfd mapping is promoted through pghot like
+ *	anonymous memory.
+ * thp_tail:     a hardware hint naming a tail page of a THP promotes the
+ *	whole THP, still PMD-mapped.
+ * thp_split:    THPs queued for promotion are split before kmigrated gets
+ *	to them: nothing is lost or corrupted, no page is left in limbo.
+ * thp_collapse: small pages queued for promotion are collapsed into a THP
+ *	before kmigrated gets to them: the same.
+ * knob_race:    two writers set every pghot knob to random valid values
+ *	while promotion runs from both sources: every knob reads back a
+ *	valid value and the data is intact.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <numaif.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pghot_inject.h"
+
+#define BUF_SIZE		(32UL << 20)
+#define PMD_BYTES		(2UL << 20)
+#define SETTLE_S		3
+#define RATE_MBPS		4		/* rate_limit test */
+#define RATE_RUN_S		8
+#define RATE_MARGIN		(512UL << 20)	/* left free on the target */
+#define RACE_S			10
+#define STAMP_OFFSET		64		/* past touch_word() */
+#define COVERAGE_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + 30) + 60)
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+#define CGROUP_ROOT		"/sys/fs/cgroup"
+#define CGROUP_TEST		CGROUP_ROOT "/pghot_coverage"
+#define SPLIT_HUGE		"/sys/kernel/debug/split_huge_pages"
+#define THP_ENABLED		"/sys/kernel/mm/transparent_hugepage/enabled"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE		25
+#endif
+
+enum {
+	KNOB_NUMAB,
+	KNOB_SCAN_DELAY,
+	KNOB_SCAN_PERIOD_MIN,
+	KNOB_SCAN_PERIOD_MAX,
+	KNOB_SCAN_SIZE,
+	KNOB_SOURCES,
+	KNOB_TARGET_NID,
+	KNOB_FREQ_THRESHOLD,
+	KNOB_WINDOW,
+	KNOB_RATE_LIMIT,
+	KNOB_SLEEP,
+	KNOB_BATCH,
+	NR_KNOBS,
+};
+
+static const struct knob knob_init[NR_KNOBS] = {
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
+	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
+	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
+	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
+	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
+	[KNOB_SLEEP] = { PGHOT_DIR "kmigrated_sleep_ms", true },
+	[KNOB_BATCH] = { PGHOT_DIR "kmigrated_batch_nr", true },
+};
+
+FIXTURE(coverage)
+{
+	struct knob knobs[NR_KNOBS];
+	const struct topology *topo;
+	int cpu;
+};
+
+FIXTURE_SETUP(coverage)
+{
+	memcpy(self->knobs, knob_init, sizeof(self->knobs));
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
+	if (!nodes_have_free(_metadata, self->topo, BUF_SIZE * 4))
+		return;
+	self->cpu = topo_cpu_node(self->topo);
+	save_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+FIXTURE_TEARDOWN_PARENT(coverage)
+{
+	restore_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+static unsigned long long vmstat(const char *name)
+{
+	unsigned long long v = 0;
+
+	read_vmstat(name, &v);
+	return v;
+}
+
+/* Defaults, hardware hints only, threshold 1: one report promotes. */
+static void hwhint_baseline(struct __test_metadata *_metadata, struct knob *k)
+{
+	set_knob(_metadata, k, KNOB_NUMAB, "0");
+	set_knob(_metadata, k, KNOB_TARGET_NID, "-1");
+	set_knob(_metadata, k, KNOB_FREQ_THRESHOLD, "1");
+	set_knob(_metadata, k, KNOB_WINDOW, "4000");
+	set_knob(_metadata, k, KNOB_RATE_LIMIT, "65536");
+	set_knob(_metadata, k, KNOB_SLEEP, "100");
+	set_knob(_metadata, k, KNOB_BATCH, "512");
+	set_knob(_metadata, k, KNOB_SOURCES, "0x2");
+}
+
+static unsigned long wait_on_node(struct __test_metadata *_metadata,
+				  const struct region *rg, int want, double max_s)
+{
+	double start = now_s();
+	struct residency r;
+
+	do {
+		usleep(200 * 1000);
+		ASSERT_EQ(query_residency(rg, &r), 0);
+	} while (!reached_pct(region_on_node(rg, want), rg->nr, PROMOTED_PCT) &&
+		 now_s() - start < max_s);
+	return region_on_node(rg, want);
+}
+
+/* Stamp every page with its index; count the pages that lost theirs. */
+static void stamp(const struct region *rg)
+{
+	unsigned long i;
+
+	for (i = 0; i < rg->nr; i++)
+		*(unsigned long *)(rg->buf + i * PAGE_STRIDE + STAMP_OFFSET) = i;
+}
+
+static unsigned long stamps_lost(const struct region *rg)
+{
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < rg->nr; i++)
+		bad += *(unsigned long *)(rg->buf + i * PAGE_STRIDE + STAMP_OFFSET) != i;
+	return bad;
+}
+
+/* Lock all but @margin of node @nid's free memory; the mapping and size. */
+static char *fill_node(struct __test_metadata *_metadata, int nid,
+		       unsigned long margin, size_t *size)
+{
+	struct bitmask *mask = numa_allocate_nodemask();
+	long long free_b;
+	char *hog;
+
+	*size = 0;
+	ASSERT_GE(numa_node_size64(nid, &free_b), 0);
+	if (free_b <= (long long)margin)
+		return NULL;
+	*size = free_b - margin;
+	hog = map_small_pages(*size);
+	ASSERT_NE(hog, NULL);
+	numa_bitmask_setbit(mask, nid);
+	ASSERT_EQ(mbind(hog, *size, MPOL_BIND, mask->maskp, mask->size + 1, 0), 0);
+	numa_free_nodemask(mask);
+	ASSERT_EQ(mlock(hog, *size), 0) TH_LOG("mlock: %s", strerror(errno));
+	return hog;
+}
+
+TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
+{
+	const unsigned long limit = RATE_MBPS * 256UL, batch = 512;
+	unsigned long long p0, p1, rl0, rl1;
+	struct region rg;
+	size_t hog_size;
+	char rate[16];
+	double start;
+	char *hog;
+	int j;
+
+	hwhint_baseline(_metadata, self->knobs);
+	snprintf(rate, sizeof(rate), "%d", RATE_MBPS);
+	set_knob(_metadata, self->knobs, KNOB_RATE_LIMIT, rate);
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		map_region(_metadata, &rg, BUF_SIZE);
+		ASSERT_EQ(place_on_node(&rg, self->topo->lower[j]), 0);
+		/* Below the fast path: every promotion is a rated candidate. */
+		hog = fill_node(_metadata, self->cpu, RATE_MARGIN, &hog_size);
+		p0 = vmstat("pghot_promoted");
+		rl0 = vmstat("pghot_promote_ratelimited");
+		start = now_s();
+		/* Keep reporting every page, as a sampler would. */
+		while (now_s() - start < RATE_RUN_S) {
+			ASSERT_EQ(inject_region(&rg, self->cpu), 0);
+			usleep(250 * 1000);
+		}
+		sleep(1);
+		p1 = vmstat("pghot_promoted");
+		rl1 = vmstat("pghot_promote_ratelimited");
+		ksft_print_msg("node %d: %llu pages promoted in %d s at %d MB/s (%lu pages/s), %llu refused\n",
+			       self->topo->lower[j], p1 - p0, RATE_RUN_S, RATE_MBPS,
+			       limit, rl1 - rl0);
+		EXPECT_GT(p1 - p0, 0ULL);
+		/* A window may straddle the run's ends: one more of each. */
+		EXPECT_LE(p1 - p0, (RATE_RUN_S + 2) * (limit + batch));
+		EXPECT_GT(rl1 - rl0, 0ULL);
+		if (hog)
+			munmap(hog, hog_size);
+		unmap_region(&rg);
+	}
+}
+
+/* cgroup v2 with @ctl enabled for a child group, or why not. */
+static const char *cgroup_ready(const char *ctl, bool *mounted)
+{
+	char have[512], enable[32];
+
+	*mounted = false;
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+			return "cannot mount cgroup2 on " CGROUP_ROOT;
+		*mounted = true;
+	}
+	if (read_str(CGROUP_ROOT "/cgroup.controllers", have, sizeof(have)) ||
+	    !strstr(have, ctl))
+		return "controller missing (CONFIG_MEMCG=n or cgroup v1)";
+	snprintf(enable, sizeof(enable), "+%s", ctl);
+	if (write_str(CGROUP_ROOT "/cgroup.subtree_control", enable))
+		return "cannot enable the controller";
+	return NULL;
+}
+
+static unsigned long long cg_value(const char *file, const char *key)
+{
+	char path[256], line[256], k[64];
+	unsigned long long v, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CGROUP_TEST "/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (!key && sscanf(line, "%llu", &v) == 1)
+			found = v;
+		else if (key && sscanf(line, "%63s %llu", k, &v) == 2 &&
+			 !strcmp(k, key))
+			found = v;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A child in the test cgroup places a buffer on @lower; the parent reports
+ * it as hardware hints; the child says how many pages reached the top.
+ */
+static unsigned long memcg_run(struct __test_metadata *_metadata, int cpu,
+			       int lower, unsigned long long *cur0,
+			       unsigned long long *cur1)
+{
+	int up[2], down[2], status;
+	unsigned long nr, top = 0;
+	unsigned long *pfns;
+	char go = 1, pid[16];
+	pid_t child;
+
+	ASSERT_EQ(pipe(up), 0);
+	ASSERT_EQ(pipe(down), 0);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		struct residency r;
+		struct region rg;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (write_str(CGROUP_TEST "/cgroup.procs", pid) ||
+		    numa_run_on_node(cpu))
+			_exit(1);
+		map_region(_metadata, &rg, BUF_SIZE);
+		if (place_on_node(&rg, lower))
+			_exit(2);
+		pfns = calloc(rg.nr, sizeof(*pfns));
+		if (!pfns || region_pfns(&rg, pfns))
+			_exit(3);
+		nr = rg.nr;
+		if (write(up[1], &nr, sizeof(nr)) != sizeof(nr) ||
+		    write(up[1], pfns, nr * sizeof(*pfns)) != (ssize_t)(nr * sizeof(*pfns)))
+			_exit(4);
+		if (read(down[0], &go, 1) != 1 || query_residency(&rg, &r))
+			_exit(5);
+		top = r.top;
+		_exit(write(up[1], &top, sizeof(top)) != sizeof(top));
+	}
+	ASSERT_EQ(read(up[0], &nr, sizeof(nr)), (ssize_t)sizeof(nr));
+	pfns = calloc(nr, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	ASSERT_EQ(read(up[0], pfns, nr * sizeof(*pfns)), (ssize_t)(nr * sizeof(*pfns)));
+	*cur0 = cg_value("memory.current", NULL);
+	ASSERT_EQ(inject_pfns(pfns, nr, cpu), 0);
+	sleep(SETTLE_S);
+	*cur1 = cg_value("memory.current", NULL);
+	ASSERT_EQ(write(down[1], &go, 1), 1);
+	ASSERT_EQ(read(up[0], &top, sizeof(top)), (ssize_t)sizeof(top));
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	free(pfns);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	return top;
+}
+
+TEST_F_TIMEOUT(coverage, memcg, COVERAGE_TIMEOUT_S)
+{
+	unsigned long long cur0, cur1, oom0, max0, max1;
+	const unsigned long nr = BUF_SIZE / PAGE_STRIDE;
+	const char *reason;
+	unsigned long top;
+	char limit[32];
+	bool mounted;
+	int j;
+
+	reason = cgroup_ready("memory", &mounted);
+	if (reason)
+		SKIP(return, "%s", reason);
+	hwhint_baseline(_metadata, self->knobs);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		rmdir(CGROUP_TEST);
+		ASSERT_EQ(mkdir(CGROUP_TEST, 0755), 0) TH_LOG("%s", strerror(errno));
+		/* Room for the buffer, the child's own pages and some slack. */
+		snprintf(limit, sizeof(limit), "%lu", BUF_SIZE + (16UL << 20));
+		ASSERT_EQ(write_str(CGROUP_TEST "/memory.max", limit), 0);
+		oom0 = vmstat("oom_kill");
+		max0 = cg_value("memory.events", "max");
+		top = memcg_run(_metadata, self->cpu, self->topo->lower[j], &cur0, &cur1);
+		max1 = cg_value("memory.events", "max");
+		ksft_print_msg("node %d: %lu of %lu promoted; memory.current %llu -> %llu; events max +%llu\n",
+			       self->topo->lower[j], top, nr, cur0, cur1, max1 - max0);
+		EXPECT_TRUE(reached_pct(top, nr, PROMOTED_PCT));
+		/* The charge moved with the pages, nothing doubled or lost. */
+		EXPECT_LE(cur1 > cur0 ? cur1 - cur0 : cur0 - cur1,
+			  (unsigned long long)(nr / 64 + 1) * PAGE_STRIDE);
+		EXPECT_EQ(vmstat("oom_kill"), oom0);
+		EXPECT_EQ(max1, max0) TH_LOG("promotion drove the memcg into its limit");
+		EXPECT_EQ(rmdir(CGROUP_TEST), 0);
+	}
+	if (mounted)
+		umount(CGROUP_ROOT);
+}
+
+TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
+{
+	unsigned long long p0, p1;
+	struct residency r;
+	struct region rg;
+	unsigned long on;
+	double start;
+	char *buf;
+	int fd, j;
+
+	set_knob(_metadata, self->knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_SIZE, "1024");
+	hwhint_baseline(_metadata, self->knobs);
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "2");
+	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x1");
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		fd = memfd_create("pghot_shmem", 0);
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(ftruncate(fd, BUF_SIZE), 0);
+		buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		ASSERT_NE(buf, MAP_FAILED);
+		ASSERT_EQ(madvise(buf, BUF_SIZE, MADV_NOHUGEPAGE), 0);
+		ASSERT_EQ(region_init(&rg, buf, BUF_SIZE), 0);
+		ASSERT_EQ(place_on_node(&rg, self->topo->lower[j]), 0);
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+		ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT));
+		stamp(&rg);
+		p0 = vmstat("pghot_promoted");
+		set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+		start = now_s();
+		do {
+			touch_region(&rg);
+			ASSERT_EQ(query_residency(&rg, &r), 0);
+		} while (!reached_pct(region_on_node(&rg, self->cpu), rg.nr, PROMOTED_PCT) &&
+			 now_s() - start < PROMOTE_TIMEOUT_S);
+		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+		p1 = vmstat("pghot_promoted");
+		on = region_on_node(&rg, self->cpu);
+		ksft_print_msg("memfd on node %d: %lu of %lu pages on node %d, pghot_promoted +%llu\n",
+			       self->topo->lower[j], on, rg.nr, self->cpu, p1 - p0);
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
+		EXPECT_GE(p1 - p0, on);
+		EXPECT_EQ(stamps_lost(&rg), 0UL);
+		region_free(&rg);
+		munmap(buf, BUF_SIZE);
+		close(fd);
+	}
+}
+
+static bool thp_allowed(void)
+{
+	char mode[128];
+
+	if (read_str(THP_ENABLED, mode, sizeof(mode)))
+		return false;
+	return strstr(mode, "[always]") || strstr(mode, "[madvise]");
+}
+
+/* A PMD-aligned mapping of @size for THP, or NULL. */
+static char *map_thp(size_t size)
+{
+	size_t map_size = size + PMD_BYTES, head;
+	char *map, *buf;
+
+	map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	buf = (char *)(((uintptr_t)map + PMD_BYTES - 1) & ~(uintptr_t)(PMD_BYTES - 1));
+	head = buf - map;
+	if (head)
+		munmap(map, head);
+	munmap(buf + size, map_size - head - size);
+	if (madvise(buf, size, MADV_HUGEPAGE)) {
+		munmap(buf, size);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * THPs of @size on @lower in @rg, stamped: 0, -1 on error, 1 if the
+ * kernel gave small pages (no free huge pages on @lower).
+ */
+static int place_thp(struct region *rg, size_t size, int lower)
+{
+	struct residency r;
+	char *buf = map_thp(size);
+
+	if (!buf)
+		return -1;
+	if (region_init(rg, buf, size))
+		return -1;
+	if (place_on_node(rg, lower) || query_residency(rg, &r) ||
+	    !reached_pct(r.slow, rg->nr, PLACED_PCT))
+		return -1;
+	stamp(rg);
+	switch (region_all_thp(rg)) {
+	case 1:
+		return 0;
+	case 0:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+#define PLACE_THP(rg, lower)						\
+	do {								\
+		int __ret = place_thp(rg, BUF_SIZE, lower);		\
+									\
+		ASSERT_GE(__ret, 0);					\
+		if (__ret)						\
+			SKIP(return, "no THPs on node %d", lower);	\
+	} while (0)
+
+/* Report, for every THP of @rg, only the page @offset pages into it. */
+static int inject_one_per_thp(const struct region *rg, unsigned long offset,
+			      int nid)
+{
+	unsigned long per = PMD_BYTES / PAGE_STRIDE, i, n = 0;
+	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns));
+	int ret = -1;
+
+	if (!pfns || region_pfns(rg, pfns))
+		goto out;
+	for (i = offset; i < rg->nr; i += per)
+		pfns[n++] = pfns[i];
+	ret = inject_pfns(pfns, n, nid);
+out:
+	free(pfns);
+	return ret;
+}
+
+TEST_F_TIMEOUT(coverage, thp_tail, COVERAGE_TIMEOUT_S)
+{
+	struct region rg;
+	unsigned long on;
+	int j;
+
+	if (!thp_allowed())
+		SKIP(return, "THP disabled in " THP_ENABLED);
+	hwhint_baseline(_metadata, self->knobs);
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		PLACE_THP(&rg, self->topo->lower[j]);
+		ASSERT_EQ(inject_one_per_thp(&rg, 5, self->cpu), 0);
+		on = wait_on_node(_metadata, &rg, self->cpu, PROMOTE_TIMEOUT_S);
+		ksft_print_msg("tail-page hints: %lu of %lu pages on node %d\n",
+			       on, rg.nr, self->cpu);
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
+		EXPECT_EQ(stamps_lost(&rg), 0UL);
+		unmap_region(&rg);
+	}
+}
+
+/* Split every THP of @rg through debugfs. */
+static int split_thps(const struct region *rg)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", getpid(),
+		 (unsigned long)rg->buf, (unsigned long)rg->buf + rg->size);
+	return write_str(SPLIT_HUGE, cmd);
+}
+
+/*
+ * kmigrated waits up to a second to fill a batch of 1024: THPs reported
+ * now sit in its queue while @change rearranges them. Then every page must
+ * be there, with its contents, on the lower tier or the top tier.
+ */
+static void change_while_queued(struct __test_metadata *_metadata,
+				FIXTURE_DATA(coverage) *self, struct region *rg,
+				int (*change)(const struct region *rg))
+{
+	struct residency r;
+
+	set_knob(_metadata, self->knobs, KNOB_SLEEP, "1000");
+	set_knob(_metadata, self->knobs, KNOB_BATCH, "1024");
+	ASSERT_EQ(inject_region(rg, self->cpu), 0);
+	EXPECT_EQ(change(rg), 0) TH_LOG("%s", strerror(errno));
+	sleep(SETTLE_S);
+	ASSERT_EQ(query_residency(rg, &r), 0);
+	ksft_print_msg("after the change: %lu pages on the lower tier, %lu on the top tier, %lu elsewhere, %lu missing\n",
+		       r.slow, r.top, r.other, r.missing);
+	EXPECT_EQ(r.missing, 0UL);
+	EXPECT_EQ(r.slow + r.top, rg->nr);
+	EXPECT_EQ(stamps_lost(rg), 0UL);
+	set_knob(_metadata, self->knobs, KNOB_SLEEP, "100");
+	set_knob(_metadata, self->knobs, KNOB_BATCH, "512");
+}
+
+TEST_F_TIMEOUT(coverage, thp_split, COVERAGE_TIMEOUT_S)
+{
+	struct region rg;
+	int j;
+
+	if (!thp_allowed())
+		SKIP(return, "THP disabled in " THP_ENABLED);
+	if (access(SPLIT_HUGE, W_OK))
+		SKIP(return, SPLIT_HUGE " missing (CONFIG_TRANSPARENT_HUGEPAGE=n?)");
+	hwhint_baseline(_metadata, self->knobs);
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		PLACE_THP(&rg, self->topo->lower[j]);
+		change_while_queued(_metadata, self, &rg, split_thps);
+		unmap_region(&rg);
+	}
+}
+
+static int collapse(const struct region *rg)
+{
+	return madvise(rg->buf, rg->size, MADV_COLLAPSE);
+}
+
+TEST_F_TIMEOUT(coverage, thp_collapse, COVERAGE_TIMEOUT_S)
+{
+	struct region rg;
+	char *buf;
+	int j;
+
+	if (!thp_allowed())
+		SKIP(return, "THP disabled in " THP_ENABLED);
+	hwhint_baseline(_metadata, self->knobs);
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		/* Small pages first, THP allowed afterwards. */
+		buf = map_thp(BUF_SIZE);
+		ASSERT_NE(buf, NULL);
+		ASSERT_EQ(madvise(buf, BUF_SIZE, MADV_NOHUGEPAGE), 0);
+		ASSERT_EQ(region_init(&rg, buf, BUF_SIZE), 0);
+		ASSERT_EQ(place_on_node(&rg, self->topo->lower[j]), 0);
+		stamp(&rg);
+		ASSERT_EQ(madvise(buf, BUF_SIZE, MADV_HUGEPAGE), 0);
+		change_while_queued(_metadata, self, &rg, collapse);
+		unmap_region(&rg);
+	}
+}
+
+/* Valid values for a knob: the range a racing writer picks from. */
+struct knob_range {
+	int idx;
+	long min, max;
+};
+
+static const struct knob_range race_ranges[] = {
+	{ KNOB_SOURCES, 0, 3 },
+	{ KNOB_FREQ_THRESHOLD, 1, 3 },
+	{ KNOB_WINDOW, 100, 60000 },
+	{ KNOB_RATE_LIMIT, 0, 65536 },
+	{ KNOB_SLEEP, 50, 1000 },
+	{ KNOB_BATCH, 64, 1024 },
+};
+
+/* A child: random valid writes to every knob until the deadline. */
+static void knob_writer(const struct knob *knobs, unsigned int seed, double until)
+{
+	const struct knob_range *k;
+	char val[32];
+
+	srand(seed);
+	while (now_s() < until) {
+		k = &race_ranges[rand() % ARRAY_SIZE(race_ranges)];
+		snprintf(val, sizeof(val), "%ld",
+			 k->min + rand() % (k->max - k->min + 1));
+		if (write_str(knobs[k->idx].path, val))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(coverage, knob_race, COVERAGE_TIMEOUT_S)
+{
+	const struct knob_range *k;
+	struct region rg;
+	pid_t writers[2];
+	double until;
+	char val[64];
+	int i, status;
+	long v;
+
+	hwhint_baseline(_metadata, self->knobs);
+	set_knob(_metadata, self->knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	/* Every knob the writers touch is restored by the parent. */
+	for (i = 0; i < (int)ARRAY_SIZE(race_ranges); i++)
+		self->knobs[race_ranges[i].idx].changed = true;
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	map_region(_metadata, &rg, BUF_SIZE);
+	ASSERT_EQ(place_on_node(&rg, self->topo->lower[0]), 0);
+	stamp(&rg);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+	until = now_s() + RACE_S;
+	for (i = 0; i < 2; i++) {
+		writers[i] = fork();
+		ASSERT_GE(writers[i], 0);
+		if (!writers[i])
+			knob_writer(self->knobs, 1234 + i, until);
+	}
+	while (now_s() < until) {
+		touch_region(&rg);
+		inject_region(&rg, self->cpu);
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(waitpid(writers[i], &status, 0), writers[i]);
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("a valid write was refused");
+	}
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	for (i = 0; i < (int)ARRAY_SIZE(race_ranges); i++) {
+		k = &race_ranges[i];
+		ASSERT_EQ(read_str(self->knobs[k->idx].path, val, sizeof(val)), 0);
+		v = strtol(val, NULL, 0);
+		EXPECT_TRUE(v >= k->min && v <= k->max)
+			TH_LOG("%s reads %s", self->knobs[k->idx].path, val);
+	}
+	EXPECT_EQ(stamps_lost(&rg), 0UL);
+	unmap_region(&rg);
+}
+
+TEST_HARNESS_MAIN

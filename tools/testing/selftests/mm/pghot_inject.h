@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hardware hints for the pghot kselftests, through the debug injection file
+ * (CONFIG_PGHOT_HWHINT_INJECT): the PFNs of a region, read from
+ * /proc/self/pagemap (root sees them), reported as samples, optionally with
+ * the node of the CPU that made the access ("PFN:NID").
+ */
+#ifndef __PGHOT_INJECT_H
+#define __PGHOT_INJECT_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pghot_util.h"
+
+#define PGHOT_INJECT		"/sys/kernel/debug/pghot/inject"
+#define INJECT_CHUNK		(60 * 1024)	/* the file takes 64 KiB a write */
+
+/* The PFN of every page of @rg into @pfns; 0, or -1 if one is not there. */
+static inline int region_pfns(const struct region *rg, unsigned long *pfns)
+{
+	unsigned long i;
+	uint64_t e;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < rg->nr; i++) {
+		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
+
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e) || !(e >> 63))
+			break;
+		pfns[i] = e & ((1ULL << 55) - 1);
+		if (!pfns[i])
+			break;
+	}
+	close(fd);
+	return i == rg->nr ? 0 : -1;
+}
+
+/*
+ * Report each of @nr PFNs once, as accessed from node @nid (-1: the
+ * writer's node). Returns 0, or -1 with errno of the failed write.
+ */
+static inline int inject_pfns(const unsigned long *pfns, unsigned long nr,
+			      int nid)
+{
+	char *text = malloc(INJECT_CHUNK + 64);
+	unsigned long i = 0;
+	int ret = 0;
+
+	if (!text)
+		return -1;
+	while (i < nr && !ret) {
+		size_t len = 0;
+
+		while (i < nr && len < INJECT_CHUNK) {
+			if (nid < 0)
+				len += sprintf(text + len, "0x%lx ", pfns[i++]);
+			else
+				len += sprintf(text + len, "0x%lx:%d ", pfns[i++], nid);
+		}
+		ret = write_str(PGHOT_INJECT, text);
+	}
+	free(text);
+	return ret;
+}
+
+/* Report every page of @rg once; see inject_pfns(). */
+static inline int inject_region(const struct region *rg, int nid)
+{
+	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns));
+	int ret = -1;
+
+	if (pfns && !region_pfns(rg, pfns))
+		ret = inject_pfns(pfns, rg->nr, nid);
+	free(pfns);
+	return ret;
+}
+
+#define KPF_THP_BIT		22	/* in /proc/kpageflags */
+
+/* Is every page of @rg part of a THP? 1 or 0, or -1 if it cannot tell. */
+static inline int region_all_thp(const struct region *rg)
+{
+	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns)), i;
+	int fd, ret = -1;
+	uint64_t f;
+
+	if (!pfns || region_pfns(rg, pfns))
+		goto out;
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		goto out;
+	ret = 1;
+	for (i = 0; i < rg->nr && ret == 1; i++) {
+		if (pread(fd, &f, sizeof(f), pfns[i] * sizeof(f)) != sizeof(f))
+			ret = -1;
+		else if (!(f >> KPF_THP_BIT & 1))
+			ret = 0;
+	}
+	close(fd);
+out:
+	free(pfns);
+	return ret;
+}
+
+/* How many pages of @rg are on node @nid (after query_residency()). */
+static inline unsigned long region_on_node(const struct region *rg, int nid)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < rg->nr; i++)
+		n += rg->status[i] == nid;
+	return n;
+}
+
+#endif /* __PGHOT_INJECT_H */

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pghot across NUMA balancing mode switches, as an operator makes them.
+ *
+ * mode_switch: (1) in tiering mode (kernel.numa_balancing=2) NUMA
+ *	balancing scans a buffer on a lower-tier node, which writes an access
+ *	time where the folios keep their last cpupid; a memory policy keeps
+ *	the buffer where it is (MPOL_BIND | MPOL_F_NUMA_BALANCING to the
+ *	lower-tier node only), and neither legacy NUMA balancing nor pghot
+ *	may move it. (2) With NUMA balancing off, hardware hints (injected)
+ *	promote the buffer: kmigrated promotes outside tiering mode. (3) With
+ *	normal NUMA balancing (kernel.numa_balancing=1), two threads write the
+ *	buffer: their hint faults read each folio's cpupid, which must be a
+ *	cpupid again, not an access time. A kernel that keeps the access time
+ *	crashes in task_numa_fault() within seconds (a runqueue looked up for
+ *	a CPU that does not exist); this test then never finishes.
+ *
+ * Runs against every lower-tier node, from the first top-tier node with
+ * CPUs; needs the debug injection file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pghot_util.h"
+
+#define BUF_SIZE		(64UL << 20)
+#define SCAN_S			6	/* tiering-mode scanning, step 1 */
+#define WRITE_S			10	/* mode 1 writers, step 3 */
+#define PROMOTE_WAIT_S		30
+#define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
+#define INJECT_CHUNK		(60 * 1024)
+#define MODES_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (SCAN_S + WRITE_S + PROMOTE_WAIT_S + 30))
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+#define INJECT			PGHOT_DIR "inject"
+
+enum {
+	KNOB_NUMAB,
+	KNOB_SCAN_DELAY,
+	KNOB_SCAN_PERIOD_MIN,
+	KNOB_SCAN_PERIOD_MAX,
+	KNOB_SCAN_SIZE,
+	KNOB_SOURCES,
+	KNOB_FREQ_THRESHOLD,
+	KNOB_WINDOW,
+	KNOB_TARGET_NID,
+	NR_KNOBS,
+};
+
+static const struct knob knob_init[NR_KNOBS] = {
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
+	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
+	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
+	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
+};
+
+FIXTURE(modes)
+{
+	struct knob knobs[NR_KNOBS];
+	const struct topology *topo;
+};
+
+FIXTURE_SETUP(modes)
+{
+	memcpy(self->knobs, knob_init, sizeof(self->knobs));
+	if (access(INJECT, W_OK))
+		SKIP(return, "no " INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
+	if (!nodes_have_free(_metadata, self->topo, BUF_SIZE * 2))
+		return;
+	save_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+FIXTURE_TEARDOWN_PARENT(modes)
+{
+	restore_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+/* The PFN of every page of @rg, from /proc/self/pagemap (root sees them). */
+static int region_pfns(const struct region *rg, unsigned long *pfns)
+{
+	unsigned long i;
+	uint64_t e;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < rg->nr; i++) {
+		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
+
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e) || !(e >> 63))
+			break;
+		pfns[i] = e & ((1ULL << 55) - 1);
+		if (!pfns[i])
+			break;
+	}
+	close(fd);
+	return i == rg->nr ? 0 : -1;
+}
+
+/* Report every PFN once as a hardware hint. */
+static int inject_pfns(const unsigned long *pfns, unsigned long nr)
+{
+	char *text = malloc(INJECT_CHUNK + 32);
+	unsigned long i = 0;
+	int ret = 0;
+
+	if (!text)
+		return -1;
+	while (i < nr && !ret) {
+		size_t len = 0;
+
+		while (i < nr && len < INJECT_CHUNK)
+			len += sprintf(text + len, "0x%lx ", pfns[i++]);
+		ret = write_str(INJECT, text);
+	}
+	free(text);
+	return ret;
+}
+
+struct writer {
+	const struct region *rg;
+	unsigned long first, step;
+	double until;
+};
+
+/* Write one word of every @step-th page from @first, until the deadline. */
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	unsigned long i;
+
+	while (now_s() < w->until)
+		for (i = w->first; i < w->rg->nr; i += w->step)
+			touch_word((unsigned long *)(w->rg->buf + i * PAGE_STRIDE));
+	return NULL;
+}
+
+static void mode_switch_from(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(modes) *self, int lower)
+{
+	struct bitmask *mask = numa_allocate_nodemask();
+	struct writer w[2];
+	pthread_t tid[2];
+	unsigned long *pfns, i, bad = 0;
+	struct residency r;
+	struct region rg;
+	double start;
+
+	ksft_print_msg("lower-tier node %d\n", lower);
+	ASSERT_NE(mask, NULL);
+	map_region(_metadata, &rg, BUF_SIZE);
+	ASSERT_EQ(place_on_node(&rg, lower), 0);
+	for (i = 0; i < rg.nr; i++)
+		*(unsigned long *)(rg.buf + i * PAGE_STRIDE + STAMP_OFFSET) = i;
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT));
+
+	/* 1: tiering mode scans the buffer, which its policy keeps there. */
+	numa_bitmask_setbit(mask, lower);
+	ASSERT_EQ(mbind(rg.buf, rg.size, MPOL_BIND | MPOL_F_NUMA_BALANCING,
+			mask->maskp, mask->size + 1, 0), 0);
+	set_knob(_metadata, self->knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_SIZE, "1024");
+	set_knob(_metadata, self->knobs, KNOB_TARGET_NID, "-1");
+	/*
+	 * A threshold no page reaches by its rule: only the policy may
+	 * decide that nothing moves (a quick hint fault is hot at once).
+	 */
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "3");
+	set_knob(_metadata, self->knobs, KNOB_WINDOW, "100");
+	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x1");
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+	start = now_s();
+	while (now_s() - start < SCAN_S)
+		touch_region(&rg);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ksft_print_msg("after tiering-mode scans: %lu of %lu pages on node %d\n",
+		       r.slow, rg.nr, lower);
+	EXPECT_EQ(r.slow, rg.nr)
+		TH_LOG("pages moved against MPOL_BIND|MPOL_F_NUMA_BALANCING");
+
+	/* 2: hardware hints promote it, NUMA balancing off. */
+	ASSERT_EQ(mbind(rg.buf, rg.size, MPOL_DEFAULT, NULL, 0, 0), 0);
+	pfns = calloc(rg.nr, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	ASSERT_EQ(region_pfns(&rg, pfns), 0);
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	set_knob(_metadata, self->knobs, KNOB_WINDOW, "4000");
+	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x2");
+	ASSERT_EQ(inject_pfns(pfns, rg.nr), 0);
+	start = now_s();
+	do {
+		usleep(200 * 1000);
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+	} while (!reached_pct(r.top, rg.nr, PROMOTED_PCT) &&
+		 now_s() - start < PROMOTE_WAIT_S);
+	ksft_print_msg("after hardware hints: %lu of %lu pages on the top tier\n",
+		       r.top, rg.nr);
+	ASSERT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT));
+
+	/* 3: normal NUMA balancing, two threads writing the buffer. */
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "1");
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct writer){ &rg, i, 2, now_s() + WRITE_S };
+		ASSERT_EQ(pthread_create(&tid[i], NULL, writer_fn, &w[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+
+	for (i = 0; i < rg.nr; i++)
+		if (*(unsigned long *)(rg.buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)
+			bad++;
+	EXPECT_EQ(bad, 0UL) TH_LOG("%lu pages lost their contents", bad);
+	free(pfns);
+	numa_free_nodemask(mask);
+	unmap_region(&rg);
+}
+
+TEST_F_TIMEOUT(modes, mode_switch, MODES_TEST_TIMEOUT_S)
+{
+	int i;
+
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(self->topo)), 0);
+	for (i = 0; i < self->topo->nr_lower; i++)
+		mode_switch_from(_metadata, self, self->topo->lower[i]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where pghot promotes, and what it must leave alone.
+ *
+ * default_target:  with the hint-fault source on (enabled_sources=0x1),
+ *	a buffer on a lower-tier node touched by a task on top-tier node T
+ *	lands on T, as legacy NUMA balancing would put it, for every top-tier
+ *	node with CPUs; kmigrated did the work (pghot_promoted ==
+ *	pgpromote_success), every promoted page was ready first, and pghot
+ *	ignored next to nothing.
+ * legacy_target:   the same with no pghot source (enabled_sources=0):
+ *	the fault path promotes to T, pghot records and promotes nothing.
+ * target_nid:      target_nid=U sends the buffer to U, not to the task's T.
+ * hwhint_accessor: a hardware hint naming the accessing node U sends the
+ *	page to U; without a node, to the injecting task's node.
+ * mpol_bind:       a range with MPOL_BIND | MPOL_F_NUMA_BALANCING whose
+ *	mask holds the lower-tier node and not the task's node
+ *	(numactl --balancing --membind) is never promoted, by legacy NUMA
+ *	balancing or by pghot, which does not even record it.
+ * preferred_many:  the same for MPOL_PREFERRED_MANY | MPOL_F_NUMA_BALANCING
+ *	to the lower-tier node only (data kept on slow memory on purpose).
+ * task_membind:    a task bound to the lower-tier node (set_mempolicy
+ *	MPOL_BIND, numactl --membind) has its pages reported by hardware
+ *	hints: kmigrated refuses them (pghot_promote_policy).
+ * cpuset:          the same for a task in a cgroup whose cpuset.mems is the
+ *	lower-tier node only.
+ * pinned:          a buffer pinned for DMA (io_uring fixed buffers) is
+ *	skipped and counted (pghot_promote_pinned), and promoted once
+ *	unpinned.
+ *
+ * Runs from every top-tier node with CPUs against every lower-tier node;
+ * tests that need two top-tier nodes with memory skip without them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <numa.h>
+#include <numaif.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pghot_inject.h"
+
+#define BUF_SIZE		(16UL << 20)
+#define SETTLE_S		3	/* well above kmigrated_sleep_ms */
+#define KEPT_S			10	/* a buffer that must stay, touched this long */
+#define IGNORED_MAX_PCT		1	/* of the pages: pghot_ignored_* */
+#define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_TIMEOUT_S + 20) + 60)
+
+#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+#define CGROUP_ROOT		"/sys/fs/cgroup"
+#define CGROUP_TEST		CGROUP_ROOT "/pghot_placement"
+
+enum {
+	KNOB_NUMAB,
+	KNOB_SCAN_DELAY,
+	KNOB_SCAN_PERIOD_MIN,
+	KNOB_SCAN_PERIOD_MAX,
+	KNOB_SCAN_SIZE,
+	KNOB_SOURCES,
+	KNOB_TARGET_NID,
+	KNOB_FREQ_THRESHOLD,
+	KNOB_WINDOW,
+	KNOB_RATE_LIMIT,
+	NR_KNOBS,
+};
+
+static const struct knob knob_init[NR_KNOBS] = {
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
+	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
+	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
+	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
+	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
+};
+
+/* Counters from /proc/vmstat. */
+enum {
+	VM_PROMOTE_SUCCESS,
+	VM_PROMOTED,
+	VM_READY,
+	VM_RECORDED_HINTFAULTS,
+	VM_RECORDED_HWHINTS,
+	VM_IGNORED_OFFLINE,
+	VM_IGNORED_TOPTIER,
+	VM_IGNORED_UNTRACKED,
+	VM_IGNORED_NONLRU,
+	VM_POLICY,
+	VM_PINNED,
+	NR_VM,
+};
+
+static const char * const vm_names[NR_VM] = {
+	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
+	[VM_PROMOTED] = "pghot_promoted",
+	[VM_READY] = "pghot_ready",
+	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
+	[VM_RECORDED_HWHINTS] = "pghot_recorded_hwhints",
+	[VM_IGNORED_OFFLINE] = "pghot_ignored_offline",
+	[VM_IGNORED_TOPTIER] = "pghot_ignored_toptier",
+	[VM_IGNORED_UNTRACKED] = "pghot_ignored_untracked",
+	[VM_IGNORED_NONLRU] = "pghot_ignored_nonlru",
+	[VM_POLICY] = "pghot_promote_policy",
+	[VM_PINNED] = "pghot_promote_pinned",
+};
+
+struct vmstats {
+	unsigned long long v[NR_VM];
+};
+
+static unsigned long long delta(const struct vmstats *a,
+				const struct vmstats *b, int i)
+{
+	return b->v[i] - a->v[i];
+}
+
+static void print_deltas(const struct vmstats *a, const struct vmstats *b)
+{
+	int i;
+
+	for (i = 0; i < NR_VM; i++)
+		if (delta(a, b, i))
+			ksft_print_msg("  %s +%llu\n", vm_names[i], delta(a, b, i));
+}
+
+FIXTURE(placement)
+{
+	struct knob knobs[NR_KNOBS];
+	const struct topology *topo;
+};
+
+FIXTURE_SETUP(placement)
+{
+	memcpy(self->knobs, knob_init, sizeof(self->knobs));
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
+	if (access(PGHOT_DIR, F_OK))
+		SKIP(return, PGHOT_DIR " missing (no debugfs, not root, or no pghot)");
+	if (!nodes_have_free(_metadata, self->topo, BUF_SIZE * 4))
+		return;
+	save_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+FIXTURE_TEARDOWN_PARENT(placement)
+{
+	restore_knobs(_metadata, self->knobs, NR_KNOBS);
+}
+
+/*
+ * Node counters such as pgpromote_success sit partly in per-CPU deltas:
+ * fold them first (root only), so that the counters compare exactly.
+ */
+static void read_vmstats(struct __test_metadata *_metadata, struct vmstats *s)
+{
+	write_str("/proc/sys/vm/stat_refresh", "1");
+	ASSERT_EQ(read_vmstat_list(vm_names, s->v, NR_VM), 0);
+}
+
+/* NUMA balancing off, fast scans once on, pghot at its defaults. */
+static void baseline(struct __test_metadata *_metadata, struct knob *knobs,
+		     const char *sources)
+{
+	set_knob(_metadata, knobs, KNOB_NUMAB, "0");
+	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, knobs, KNOB_SCAN_SIZE, "1024");
+	set_knob(_metadata, knobs, KNOB_TARGET_NID, "-1");
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "2");
+	set_knob(_metadata, knobs, KNOB_WINDOW, "4000");
+	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, "65536");
+	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
+}
+
+/* A buffer of BUF_SIZE on node @lower, placed and checked. */
+static void place(struct __test_metadata *_metadata, struct region *rg,
+		  int lower)
+{
+	struct residency r;
+
+	map_region(_metadata, rg, BUF_SIZE);
+	ASSERT_EQ(place_on_node(rg, lower), 0);
+	ASSERT_EQ(query_residency(rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg->nr, PLACED_PCT))
+		TH_LOG("only %lu of %lu pages placed on node %d", r.slow,
+		       rg->nr, lower);
+}
+
+/*
+ * Touch @rg until PROMOTED_PCT of it is on node @want or the timeout.
+ * Returns how many pages are on @want.
+ */
+static unsigned long touch_until_on(struct __test_metadata *_metadata,
+				    const struct region *rg, int want)
+{
+	double start = now_s(), last = start;
+	struct residency r;
+
+	do {
+		touch_region(rg);
+		if ((now_s() - last) * 1000 < CHECK_INTERVAL_MS)
+			continue;
+		last = now_s();
+		ASSERT_EQ(query_residency(rg, &r), 0);
+		if (reached_pct(region_on_node(rg, want), rg->nr, PROMOTED_PCT))
+			break;
+	} while (now_s() - start < PROMOTE_TIMEOUT_S);
+	EXPECT_EQ(query_residency(rg, &r), 0);
+	return region_on_node(rg, want);
+}
+
+/* Wait (not touching) until PROMOTED_PCT of @rg is on @want, or timeout. */
+static unsigned long wait_until_on(struct __test_metadata *_metadata,
+				   const struct region *rg, int want)
+{
+	double start = now_s();
+	struct residency r;
+
+	do {
+		usleep(200 * 1000);
+		ASSERT_EQ(query_residency(rg, &r), 0);
+	} while (!reached_pct(region_on_node(rg, want), rg->nr, PROMOTED_PCT) &&
+		 now_s() - start < PROMOTE_TIMEOUT_S);
+	return region_on_node(rg, want);
+}
+
+/*
+ * One promotion by hint faults from the task's node @cpu of a buffer on
+ * @lower, expected on @want: through kmigrated if @pghot, else through
+ * the fault path.
+ */
+static void hint_fault_run(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(placement) *self, int cpu, int lower,
+			   int want, bool pghot)
+{
+	struct vmstats a, b;
+	unsigned long on, ignored;
+	struct region rg;
+
+	ASSERT_EQ(numa_run_on_node(cpu), 0);
+	place(_metadata, &rg, lower);
+	read_vmstats(_metadata, &a);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+	on = touch_until_on(_metadata, &rg, want);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	read_vmstats(_metadata, &b);
+	ksft_print_msg("%s, task on %d, pages from %d: %lu of %lu on node %d\n",
+		       pghot ? "pghot" : "legacy", cpu, lower, on, rg.nr, want);
+	print_deltas(&a, &b);
+	EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
+		TH_LOG("less than %d%% landed on node %d", PROMOTED_PCT, want);
+	EXPECT_GE(delta(&a, &b, VM_PROMOTE_SUCCESS), on);
+	if (pghot) {
+		/* kmigrated promoted them all, each after it turned ready. */
+		EXPECT_EQ(delta(&a, &b, VM_PROMOTED),
+			  delta(&a, &b, VM_PROMOTE_SUCCESS));
+		EXPECT_GE(delta(&a, &b, VM_READY), delta(&a, &b, VM_PROMOTED));
+		ignored = delta(&a, &b, VM_IGNORED_OFFLINE) +
+			  delta(&a, &b, VM_IGNORED_TOPTIER) +
+			  delta(&a, &b, VM_IGNORED_UNTRACKED) +
+			  delta(&a, &b, VM_IGNORED_NONLRU);
+		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT)
+			TH_LOG("pghot ignored %lu reports", ignored);
+	} else {
+		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
+		EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
+	}
+	unmap_region(&rg);
+}
+
+TEST_F_TIMEOUT(placement, default_target, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int i, j;
+
+	baseline(_metadata, self->knobs, "0x1");
+	for (i = 0; i < t->nr_top_cpu; i++)
+		for (j = 0; j < t->nr_lower; j++)
+			hint_fault_run(_metadata, self, t->top_cpu[i], t->lower[j],
+				       t->top_cpu[i], true);
+}
+
+TEST_F_TIMEOUT(placement, legacy_target, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int i, j;
+
+	baseline(_metadata, self->knobs, "0x0");
+	for (i = 0; i < t->nr_top_cpu; i++)
+		for (j = 0; j < t->nr_lower; j++)
+			hint_fault_run(_metadata, self, t->top_cpu[i], t->lower[j],
+				       t->top_cpu[i], false);
+}
+
+/* Another top-tier node than @nid, or -1. */
+static int other_top(const struct topology *t, int nid)
+{
+	int i;
+
+	for (i = 0; i < t->nr_top; i++)
+		if (t->top[i] != nid)
+			return t->top[i];
+	return -1;
+}
+
+TEST_F_TIMEOUT(placement, target_nid, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), other = other_top(t, cpu), j;
+	char val[16];
+
+	if (other < 0)
+		SKIP(return, "one top-tier node: no other target to name");
+	baseline(_metadata, self->knobs, "0x1");
+	snprintf(val, sizeof(val), "%d", other);
+	set_knob(_metadata, self->knobs, KNOB_TARGET_NID, val);
+	for (j = 0; j < t->nr_lower; j++)
+		hint_fault_run(_metadata, self, cpu, t->lower[j], other, true);
+}
+
+TEST_F_TIMEOUT(placement, hwhint_accessor, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), other = other_top(t, cpu), j;
+	struct region rg;
+	unsigned long on;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	ASSERT_EQ(numa_run_on_node(cpu), 0);
+	for (j = 0; j < t->nr_lower; j++) {
+		/* No node named: the injecting task's. */
+		place(_metadata, &rg, t->lower[j]);
+		ASSERT_EQ(inject_region(&rg, -1), 0);
+		on = wait_until_on(_metadata, &rg, cpu);
+		ksft_print_msg("hints from node %d: %lu of %lu pages on it\n",
+			       cpu, on, rg.nr);
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
+		unmap_region(&rg);
+		if (other < 0)
+			continue;
+		/* The accessor named: there. */
+		place(_metadata, &rg, t->lower[j]);
+		ASSERT_EQ(inject_region(&rg, other), 0);
+		on = wait_until_on(_metadata, &rg, other);
+		ksft_print_msg("hints naming node %d: %lu of %lu pages on it\n",
+			       other, on, rg.nr);
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
+		unmap_region(&rg);
+	}
+}
+
+/*
+ * A buffer on @lower with policy @mode | MPOL_F_NUMA_BALANCING to @nodes
+ * (a mask without the task's node) is touched for KEPT_S by a task on
+ * @cpu, with pghot (@sources 0x1) or legacy (0x0): nothing moves.
+ */
+static void policy_keeps(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(placement) *self, int cpu, int lower,
+			 int mode, struct bitmask *nodes, const char *sources)
+{
+	struct vmstats a, b;
+	struct residency r;
+	struct region rg;
+	double start;
+
+	baseline(_metadata, self->knobs, sources);
+	ASSERT_EQ(numa_run_on_node(cpu), 0);
+	place(_metadata, &rg, lower);
+	ASSERT_EQ(mbind(rg.buf, rg.size, mode | MPOL_F_NUMA_BALANCING,
+			nodes->maskp, nodes->size + 1, 0), 0)
+		TH_LOG("mbind: %s", strerror(errno));
+	read_vmstats(_metadata, &a);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+	start = now_s();
+	while (now_s() - start < KEPT_S)
+		touch_region(&rg);
+	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	sleep(1);
+	read_vmstats(_metadata, &b);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ksft_print_msg("sources %s, task on %d: %lu of %lu pages still on %d\n",
+		       sources, cpu, r.slow, rg.nr, lower);
+	print_deltas(&a, &b);
+	EXPECT_EQ(r.slow, rg.nr) TH_LOG("pages moved against the memory policy");
+	/* pghot does not even record what the policy keeps in place. */
+	EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
+	unmap_region(&rg);
+}
+
+TEST_F_TIMEOUT(placement, mpol_bind, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), other = other_top(t, cpu), j;
+	struct bitmask *nodes = numa_allocate_nodemask();
+
+	ASSERT_NE(nodes, NULL);
+	for (j = 0; j < t->nr_lower; j++) {
+		/* numactl --balancing --membind=<other>,<lower> */
+		numa_bitmask_clearall(nodes);
+		numa_bitmask_setbit(nodes, t->lower[j]);
+		if (other >= 0)
+			numa_bitmask_setbit(nodes, other);
+		policy_keeps(_metadata, self, cpu, t->lower[j], MPOL_BIND, nodes, "0x1");
+		policy_keeps(_metadata, self, cpu, t->lower[j], MPOL_BIND, nodes, "0x0");
+	}
+	numa_free_nodemask(nodes);
+}
+
+TEST_F_TIMEOUT(placement, preferred_many, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	struct bitmask *nodes = numa_allocate_nodemask();
+	int cpu = topo_cpu_node(t), j;
+
+	ASSERT_NE(nodes, NULL);
+	for (j = 0; j < t->nr_lower; j++) {
+		numa_bitmask_clearall(nodes);
+		numa_bitmask_setbit(nodes, t->lower[j]);
+		policy_keeps(_metadata, self, cpu, t->lower[j],
+			     MPOL_PREFERRED_MANY, nodes, "0x1");
+		policy_keeps(_metadata, self, cpu, t->lower[j],
+			     MPOL_PREFERRED_MANY, nodes, "0x0");
+	}
+	numa_free_nodemask(nodes);
+}
+
+/* What the confined child tells its parent. */
+struct child_msg {
+	unsigned long nr;		/* its pages, whose PFNs follow */
+	unsigned long stayed;		/* of them on the lower-tier node, at the end */
+};
+
+typedef int (*confine_fn)(int lower);
+
+/*
+ * A child confined to @lower (by @confine, in the child) places a buffer
+ * there and sends its PFNs; the parent reports them as hardware hints from
+ * the child's CPU node; the child reports where its pages are afterwards.
+ * Returns how many stayed on @lower; *@refused gets the policy refusals.
+ */
+static unsigned long confined_run(struct __test_metadata *_metadata, int cpu,
+				  int lower, confine_fn confine,
+				  unsigned long long *refused)
+{
+	int to_parent[2], to_child[2], status;
+	struct child_msg msg = { };
+	struct vmstats a, b;
+	unsigned long *pfns;
+	char go;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(to_parent), 0);
+	ASSERT_EQ(pipe(to_child), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct region rg;
+		struct residency r;
+
+		close(to_parent[0]);
+		close(to_child[1]);
+		if (numa_run_on_node(cpu) || confine(lower))
+			_exit(1);
+		map_region(_metadata, &rg, BUF_SIZE);
+		touch_region(&rg);
+		rg.nid = lower;
+		pfns = calloc(rg.nr, sizeof(*pfns));
+		if (!pfns || region_pfns(&rg, pfns))
+			_exit(2);
+		msg.nr = rg.nr;
+		if (write(to_parent[1], &msg, sizeof(msg)) != sizeof(msg) ||
+		    write(to_parent[1], pfns, rg.nr * sizeof(*pfns)) !=
+		    (ssize_t)(rg.nr * sizeof(*pfns)))
+			_exit(3);
+		/* Wait for the hints, then say where the pages are. */
+		if (read(to_child[0], &go, 1) != 1 || query_residency(&rg, &r))
+			_exit(4);
+		msg.stayed = r.slow;
+		_exit(write(to_parent[1], &msg, sizeof(msg)) != sizeof(msg));
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	ASSERT_EQ(read(to_parent[0], &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	pfns = calloc(msg.nr, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	ASSERT_EQ(read(to_parent[0], pfns, msg.nr * sizeof(*pfns)),
+		  (ssize_t)(msg.nr * sizeof(*pfns)));
+	read_vmstats(_metadata, &a);
+	ASSERT_EQ(inject_pfns(pfns, msg.nr, cpu), 0);
+	sleep(SETTLE_S);
+	read_vmstats(_metadata, &b);
+	go = 1;
+	ASSERT_EQ(write(to_child[1], &go, 1), 1);
+	ASSERT_EQ(read(to_parent[0], &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	print_deltas(&a, &b);
+	*refused = delta(&a, &b, VM_POLICY);
+	free(pfns);
+	close(to_parent[0]);
+	close(to_child[1]);
+	return msg.stayed;
+}
+
+/* numactl --membind=<lower>, in the child. */
+static int confine_membind(int lower)
+{
+	struct bitmask *mask = numa_allocate_nodemask();
+	int ret;
+
+	numa_bitmask_setbit(mask, lower);
+	ret = set_mempolicy(MPOL_BIND, mask->maskp, mask->size + 1);
+	numa_free_nodemask(mask);
+	return ret;
+}
+
+TEST_F_TIMEOUT(placement, task_membind, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), j;
+	unsigned long long refused;
+	unsigned long stayed;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	for (j = 0; j < t->nr_lower; j++) {
+		stayed = confined_run(_metadata, cpu, t->lower[j],
+				      confine_membind, &refused);
+		ksft_print_msg("membind %d: %lu of %lu pages stayed, %llu refused\n",
+			       t->lower[j], stayed, BUF_SIZE / PAGE_STRIDE, refused);
+		EXPECT_EQ(stayed, BUF_SIZE / PAGE_STRIDE);
+		EXPECT_TRUE(reached_pct(refused, BUF_SIZE / PAGE_STRIDE, PROMOTED_PCT));
+	}
+}
+
+/* Enter the test cgroup, whose cpuset.mems the parent set to @lower. */
+static int confine_cgroup(int lower)
+{
+	char pid[16];
+
+	(void)lower;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_str(CGROUP_TEST "/cgroup.procs", pid);
+}
+
+/* cgroup v2 with the cpuset controller for a child group, or a reason. */
+static const char *cgroup_cpuset_ready(bool *mounted)
+{
+	char ctl[512];
+
+	*mounted = false;
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+			return "cannot mount cgroup2 on " CGROUP_ROOT;
+		*mounted = true;
+	}
+	if (read_str(CGROUP_ROOT "/cgroup.controllers", ctl, sizeof(ctl)) ||
+	    !strstr(ctl, "cpuset"))
+		return "no cpuset controller (CONFIG_CPUSETS=n or cgroup v1)";
+	if (write_str(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
+		return "cannot enable the cpuset controller";
+	return NULL;
+}
+
+TEST_F_TIMEOUT(placement, cpuset, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), j;
+	unsigned long long refused;
+	char mems[16], cpus[256], path[300];
+	const char *reason;
+	unsigned long stayed;
+	bool mounted;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	reason = cgroup_cpuset_ready(&mounted);
+	if (reason)
+		SKIP(return, "%s", reason);
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(mkdir(CGROUP_TEST, 0755), 0) TH_LOG("%s", strerror(errno));
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", cpu);
+	ASSERT_EQ(read_str(path, cpus, sizeof(cpus)), 0);
+	ASSERT_EQ(write_str(CGROUP_TEST "/cpuset.cpus", cpus), 0);
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	for (j = 0; j < t->nr_lower; j++) {
+		snprintf(mems, sizeof(mems), "%d", t->lower[j]);
+		ASSERT_EQ(write_str(CGROUP_TEST "/cpuset.mems", mems), 0);
+		stayed = confined_run(_metadata, cpu, t->lower[j],
+				      confine_cgroup, &refused);
+		ksft_print_msg("cpuset.mems %d: %lu of %lu pages stayed, %llu refused\n",
+			       t->lower[j], stayed, BUF_SIZE / PAGE_STRIDE, refused);
+		EXPECT_EQ(stayed, BUF_SIZE / PAGE_STRIDE);
+		EXPECT_TRUE(reached_pct(refused, BUF_SIZE / PAGE_STRIDE, PROMOTED_PCT));
+	}
+	EXPECT_EQ(rmdir(CGROUP_TEST), 0);
+	if (mounted)
+		umount(CGROUP_ROOT);
+}
+
+/* Pin @rg for DMA as io_uring fixed buffers do; the ring fd, or -1. */
+static int pin_region(const struct region *rg)
+{
+	struct io_uring_params p = { };
+	struct iovec iov = { rg->buf, rg->size };
+	int fd;
+
+	fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return -1;
+	if (syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS, &iov, 1)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), j, ring;
+	struct residency r;
+	struct vmstats a, b;
+	struct region rg;
+	unsigned long on;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	ASSERT_EQ(numa_run_on_node(cpu), 0);
+	for (j = 0; j < t->nr_lower; j++) {
+		place(_metadata, &rg, t->lower[j]);
+		ring = pin_region(&rg);
+		if (ring < 0)
+			SKIP(return, "cannot pin with io_uring: %s", strerror(errno));
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+		if (!reached_pct(r.slow, rg.nr, PLACED_PCT)) {
+			/* A long-term pin moves pages out of ZONE_MOVABLE. */
+			ksft_print_msg("node %d: pinning moved the buffer (movable memory), not checked\n",
+				       t->lower[j]);
+			close(ring);
+			unmap_region(&rg);
+			continue;
+		}
+		read_vmstats(_metadata, &a);
+		ASSERT_EQ(inject_region(&rg, cpu), 0);
+		sleep(SETTLE_S);
+		read_vmstats(_metadata, &b);
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+		ksft_print_msg("pinned on %d: %lu of %lu pages stayed\n",
+			       t->lower[j], r.slow, rg.nr);
+		print_deltas(&a, &b);
+		EXPECT_EQ(r.slow, rg.nr);
+		EXPECT_TRUE(reached_pct(delta(&a, &b, VM_PINNED), rg.nr, PROMOTED_PCT));
+		/* Unpinned, the next hints promote it. */
+		ASSERT_EQ(syscall(__NR_io_uring_register, ring,
+				  IORING_UNREGISTER_BUFFERS, NULL, 0), 0);
+		close(ring);
+		ASSERT_EQ(inject_region(&rg, cpu), 0);
+		on = wait_until_on(_metadata, &rg, cpu);
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
+			TH_LOG("only %lu of %lu promoted once unpinned", on, rg.nr);
+		unmap_region(&rg);
+	}
+}
+
+TEST_HARNESS_MAIN
