@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: build what is missing, boot the tiered VM once, replay the
+# make demo: build what is missing, boot the tiered VM, replay the
 # reference benchmarks side by side on that one kernel (see
 # tooling/guest-demo.sh for scenarios and configurations), and print the
 # tables; results.json and residency plots go to out/demo/.
 #
-#   DEMO_SCENARIOS='promotion precision overcommit'  DEMO_REPS=3
-#   DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256 (promotion)
+#   DEMO_SCENARIOS='promotion precision overcommit coldhog scale-256 scale-1024 scale-2048'
+#   DEMO_REPS=3  DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256 (promotion)
 #   DEMO_PRECISION_MB=64 (hot and cold set, precision)
 #   DEMO_HOG_LOCKED=1 (overcommit: 0 lets reclaim demote the hog)
+#   DEMO_SCALE_DURATION=60 (seconds per scale run)
+# The scale scenarios need a larger VM (DEMO_SCALE_NODE0_MB=4096,
+# DEMO_SCALE_NODE2_MB=3072): they run in a second boot of the same kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,12 +22,28 @@ start=$(date +%s)
 DEMO_OUT=${DEMO_OUT:-$OUT/demo}
 rm -rf "$DEMO_OUT"
 mkdir -p "$DEMO_OUT/raw"
-log "running the benchmarks in the VM (progress below)"
-VM_TIMEOUT=${VM_TIMEOUT:-5400} VMDIR=$OUT/vm-demo "$TOP/tooling/vm.sh" \
-	"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_DURATION=${DEMO_DURATION:-20} \
-	 DEMO_HOT_MB=${DEMO_HOT_MB:-256} DEMO_PRECISION_MB=${DEMO_PRECISION_MB:-64} \
-	 DEMO_HOG_LOCKED=${DEMO_HOG_LOCKED:-1} \
-	 DEMO_SCENARIOS='${DEMO_SCENARIOS:-promotion precision overcommit}' \
-	 tooling/guest-demo.sh"
-python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"
+scenarios=${DEMO_SCENARIOS:-promotion precision overcommit coldhog scale-256 scale-1024 scale-2048}
+small="" scale=""
+for s in $scenarios; do
+	case $s in scale-*) scale="$scale $s" ;; *) small="$small $s" ;; esac
+done
+# The commit the figures come from, for the cover letter.
+commit=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)
+git -C "$TOP" diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
+echo "$commit" > "$DEMO_OUT/commit"
+
+demo_boot() {	# scenarios [vm.sh environment...]
+	local list=$1
+	shift
+	log "running$list in the VM (progress below)"
+	env "$@" VM_TIMEOUT="${VM_TIMEOUT:-7200}" VMDIR="$OUT/vm-demo" "$TOP/tooling/vm.sh" \
+		"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_DURATION=${DEMO_DURATION:-20} \
+		 DEMO_HOT_MB=${DEMO_HOT_MB:-256} DEMO_PRECISION_MB=${DEMO_PRECISION_MB:-64} \
+		 DEMO_HOG_LOCKED=${DEMO_HOG_LOCKED:-1} DEMO_SCALE_DURATION=${DEMO_SCALE_DURATION:-60} \
+		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"
+}
+[ -z "$small" ] || demo_boot "$small"
+[ -z "$scale" ] || demo_boot "$scale" NODE0_MB="${DEMO_SCALE_NODE0_MB:-4096}" \
+	NODE2_MB="${DEMO_SCALE_NODE2_MB:-3072}"
+DEMO_COMMIT=$commit python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"
 log "demo done in $(( $(date +%s) - start )) s. The VM's memory is equally fast on every node: these runs show what moves, when and at what cost, not a latency gain."

@@ -9,6 +9,11 @@
 #   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot
 #   C5  numa_balancing=0, sources 0x2, threshold 1  injected hardware hints
 #   C6  numa_balancing=0, sources 0x2, threshold 2  injected hardware hints
+#
+# The injector is an oracle: it reports every hot page every second, which
+# no sampler does. The nodes are the benchmark's own choice (the first
+# top-tier node with CPUs, the first lower-tier node with memory). A run
+# that fails leaves <label>.failed beside the JSON of the others.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -21,6 +26,7 @@ DEMO_SCENARIOS=${DEMO_SCENARIOS:-promotion precision overcommit}
 HOT_MB=${DEMO_HOT_MB:-256}
 PRECISION_MB=${DEMO_PRECISION_MB:-64}
 HOG_LOCKED=${DEMO_HOG_LOCKED:-1}
+SCALE_DURATION=${DEMO_SCALE_DURATION:-60}
 mkdir -p "$DEMO_OUT/raw"
 
 w() { echo "$2" > "$1" || { echo "cannot write $2 to $1" >&2; exit 1; }; }
@@ -50,9 +56,13 @@ run() {		# scenario config rep [bench args...]
 	case $c in C5|C6) extra=(--inject-rounds 1000 --inject-interval-ms 1000) ;; esac
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	printf 'demo: %-10s %s run %d/%d ...\n' "$s" "$c" "$r" "$DEMO_REPS" >&2
-	"$BENCH" --label "$s/$c/$r" --cpu-node 0 --mem-node 2 --threads 1 \
-		--duration-s "$DEMO_DURATION" --sample-ms 250 "${extra[@]}" "$@" \
-		--json "$DEMO_OUT/raw/$s-$c-$r.json" || echo "demo: $s $c run $r failed" >&2
+	if ! "$BENCH" --label "$s/$c/$r" --threads 1 --duration-s "$DEMO_DURATION" \
+		--sample-ms 250 "${extra[@]}" "$@" \
+		--json "$DEMO_OUT/raw/$s-$c-$r.json"; then
+		echo "demo: $s $c run $r failed" >&2
+		echo "$s/$c/$r" > "$DEMO_OUT/raw/$s-$c-$r.failed"
+		rm -f "$DEMO_OUT/raw/$s-$c-$r.json"
+	fi
 }
 
 for s in $DEMO_SCENARIOS; do
@@ -73,16 +83,28 @@ for s in $DEMO_SCENARIOS; do
 				run $s $c $r --hot-mb "$PRECISION_MB" \
 					--cold-mb "$PRECISION_MB" --cold-interval-ms 2000
 			done ;;
-		overcommit)
-			# Node 0 mostly taken by a hog that reclaim cannot demote
-			# (mlocked): the hot set does not fit in what is left, so
-			# every promotion beyond the free space demotes another hot
-			# page. DEMO_HOG_LOCKED=0 leaves the hog demotable.
-			lock=(); [ "$HOG_LOCKED" = 1 ] && lock=(--hog-locked)
+		overcommit|coldhog)
+			# The top node mostly taken by a hog: the hot set does not
+			# fit in what is left. overcommit: the hog is mlocked, so
+			# reclaim cannot demote it and every promotion beyond the
+			# free space demotes another hot page (ping-pong bait).
+			# coldhog: the hog is idle and demotable, cold data in the
+			# way that promotion should exchange for hot pages.
+			# DEMO_HOG_LOCKED=0 makes overcommit the same as coldhog.
+			lock=(); [ $s = overcommit ] && [ "$HOG_LOCKED" = 1 ] &&
+				lock=(--hog-locked)
 			for c in C1 C2 C4; do
 				config $c 1
-				run $s $c $r --hot-mb 1536 --hog-mb 1400 --hog-node 0 \
-					"${lock[@]}"
+				run $s $c $r --hot-mb 1536 --hog-mb 1400 "${lock[@]}"
+			done ;;
+		scale-*)
+			# Default pghot knobs against legacy NUMAB2, hot sets up
+			# to 2 GiB: a page sees one hint fault per scan pass, and
+			# a pass over a large set takes longer than the window.
+			for c in C2 C4; do
+				config $c 2
+				DEMO_DURATION=$SCALE_DURATION run $s $c $r \
+					--hot-mb "${s#scale-}"
 			done ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac

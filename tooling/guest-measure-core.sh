@@ -1,25 +1,65 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run inside the test VM (tooling/measure-core.sh boots it): record memory
-# per lower-tier page, and kmigrated's CPU time over 60 s with 1 GiB
-# resident on node 2 that nobody touches.
-set -euo pipefail
+# Run inside the test VM (tooling/measure-core.sh boots it, once per node-2
+# size and record mode): record memory as pghot reports it and as the
+# allocator handed it out (kmalloc/kfree trace events and vmallocinfo, by
+# call site), MemFree at the start, kmigrated's CPU time promoting a 256 MiB
+# hot set and then idle with it and 1 GiB more resident on the lower tier.
+# Prints "key value" lines for the host to tabulate.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
 D=/sys/kernel/debug/pghot
-IDLE_S=${IDLE_S:-60}
+T=/sys/kernel/tracing
+IDLE_S=${IDLE_S:-30}
 
+sync
+echo 3 > /proc/sys/vm/drop_caches
+echo "memfree_kb $(awk '/^MemFree/ { print $2 }' /proc/meminfo)"
+echo "memtotal_kb $(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+if [ ! -d $D ]; then
+	echo "mode off"
+	exit 0
+fi
 stat() { awk -v k="$1" '$1 == k { print $2 }' $D/stats; }
-echo "mode: $(stat mode)"
-echo "MemFree at start: $(awk '/^MemFree/ { print $2 }' /proc/meminfo) kB"
-bytes=$(stat record_memory_bytes) pages=$(stat tracked_pages)
-awk -v b="$bytes" -v p="$pages" 'BEGIN {
-	printf "record memory: %d bytes for %d lower-tier pages = %.4f bytes/page\n", b, p, b / p }'
+echo "mode $(stat mode)"
+echo "self_bytes $(stat record_memory_bytes)"
+echo "tracked_pages $(stat tracked_pages)"
 
+# What the allocator handed out for pghot's records, headers and tables:
+# every kmalloc from pghot's store not freed again, plus vmalloc areas.
+echo 0 > $T/tracing_on
+awk '
+	/ kmalloc: / && /call_site=pghot_(sections_add|table_cover)/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^ptr=/) p = substr($i, 5)
+			if ($i ~ /^bytes_alloc=/) b = substr($i, 13)
+		}
+		live[p] = b
+	}
+	/ kfree: / {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^ptr=/) delete live[substr($i, 5)]
+	}
+	END { s = 0; for (p in live) s += live[p]; print "alloc_kmalloc_bytes", s }
+' $T/trace
+awk '$3 ~ /pghot_(sections_add|table_cover)/ { s += $2 } END { print "alloc_vmalloc_bytes", s + 0 }' /proc/vmallocinfo
+
+# A 256 MiB hot set promoted by pghot, then 1 GiB more that nobody touches.
+W=$TOP/out/selftests/pghot-bench
+lower=$(awk '$1 ~ /^node[0-9]+$/ && $2 == "target" { sub("node", "", $1); print $1; exit }' $D/stats)
+pid=$(pgrep -x "kmigrated$lower")
+ticks() { awk '{ print $14 + $15 }' /proc/"$pid"/stat; }
 echo 2 > /proc/sys/kernel/numa_balancing
-# 1 GiB on node 2 with the default policy, so NUMA balancing scans it, held
-# by a task that keeps running on node 0 but only ever touches 1 MiB: once
-# that MiB (and the interpreter) has been promoted, the scanner keeps
-# protecting the idle GiB and nothing faults.
-numactl --cpunodebind=0 python3 -c '
+echo 0x1 > $D/enabled_sources
+t0=$(ticks)
+"$W" --mem-node "$lower" --hot-mb 256 --duration-s 30 --sample-ms 1000 \
+	--json /tmp/promote.json 2>/tmp/promote.err
+t1=$(ticks)
+echo "promote_summary $(tail -1 /tmp/promote.err)"
+echo "promote_kmigrated_ms $(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))"
+# The idle part: 1 GiB with the default policy, so NUMA balancing scans
+# it, held by a task that only ever touches 1 MiB of its own.
+python3 -c '
 b = bytearray(1 << 30)
 s = bytearray(1 << 20)
 while True:
@@ -28,18 +68,11 @@ while True:
 ' &
 holder=$!
 sleep 8
-migratepages $holder 0,1 2 >/dev/null
+migratepages $holder all "$lower" >/dev/null
 sleep 15	# let the touched part be promoted
-node2_kb=$(awk '/^Node 2 .*MemUsed/ { print $4 }' /sys/devices/system/node/node2/meminfo)
-echo "node 2 MemUsed after placing 1 GiB: $node2_kb kB"
-
-pid=$(pgrep -x kmigrated2)
-ticks() { awk '{ print $14 + $15 }' /proc/$pid/stat; }
-vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-t0=$(ticks) a0=$(vm pghot_recorded_accesses) s0=$(vm numa_pte_updates)
+t0=$(ticks)
 sleep "$IDLE_S"
-t1=$(ticks) a1=$(vm pghot_recorded_accesses) s1=$(vm numa_pte_updates)
-echo "kmigrated2 CPU time over ${IDLE_S} s, 1 GiB idle on node 2:" \
-     "$((t1 - t0)) ticks ($(( (t1 - t0) * 1000 / $(getconf CLK_TCK) )) ms);" \
-     "PTEs scanned meanwhile: $((s1 - s0)), accesses recorded: $((a1 - a0))"
+t1=$(ticks)
 kill $holder
+echo "idle_kmigrated_ms_per_min $(( (t1 - t0) * 1000 * 60 / $(getconf CLK_TCK) / IDLE_S ))"
+echo 0 > /proc/sys/kernel/numa_balancing

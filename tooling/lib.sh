@@ -38,3 +38,22 @@ patch_list() {
 patch_files() {
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
 }
+
+# A copy of the base tree at $1 as a git repository with one commit, for
+# make series and make series-check. Commits are made as the series'
+# author at a fixed date, so the series is reproducible.
+export GIT_AUTHOR_NAME="pghot developers" GIT_AUTHOR_EMAIL=pghot@localhost
+export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+export GIT_AUTHOR_DATE="2026-11-30T00:00:00Z" GIT_COMMITTER_DATE="2026-11-30T00:00:00Z"
+base_tree_git() {
+	local dir=$1 base
+	base=$OUT/base/$(cat "$LINUX/.pghot-base")
+	[ -d "$base" ] || die "no base tree at $base; run 'make tree'"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "$base/." "$dir/"
+	git -C "$dir" -c core.looseCompression=0 -c gc.auto=0 init -q
+	git -C "$dir" -c core.looseCompression=0 -c gc.auto=0 add -A -f
+	git -C "$dir" -c core.looseCompression=0 -c gc.auto=0 commit -q \
+		-m "base: $KSRC_PKG $(cat "$LINUX/.pghot-base")"
+}

@@ -18,23 +18,15 @@ SERIES=$OUT/series
 shopt -s nullglob
 patches=("$SERIES"/[0-9][0-9][0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 1 ] || die "no series in $SERIES; run 'make series'"
-base=$OUT/base/$(cat "$LINUX/.pghot-base")
-[ -d "$base" ] || die "no base tree at $base; run 'make tree'"
 C=$OUT/series-check
 start=$(date +%s)
 
 # The tree and the build directory sit side by side as out/linux and
 # out/build do, so ccache (base_dir $C) sees the same relative paths.
 rm -rf "$C"
-mkdir -p "$C/linux" "$C/build"
-cp -a "$base/." "$C/linux/"
-export GIT_AUTHOR_NAME="pghot developers" GIT_AUTHOR_EMAIL=pghot@localhost
-export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME"
-export GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+base_tree_git "$C/linux"
+mkdir -p "$C/build"
 git_c() { git -C "$C/linux" -c core.looseCompression=0 -c gc.auto=0 "$@"; }
-git_c init -q
-git_c add -A -f
-git_c commit -q -m base
 
 exec 9> "$BUILD_LOCK"
 flock 9

@@ -11,17 +11,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$LINUX/.pghot-complete" ] || die "no assembled tree; run 'make tree'"
-base=$OUT/base/$(cat "$LINUX/.pghot-base")
-[ -d "$base" ] || die "no base tree at $base; run 'make tree'"
 SER=$TOP/tooling/series
 WORK=$OUT/series-work
 DEST=$OUT/series
-IDENT="pghot developers <pghot@localhost>"
-export GIT_AUTHOR_NAME="pghot developers" GIT_AUTHOR_EMAIL=pghot@localhost
-export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME"
-export GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
-export GIT_AUTHOR_DATE="2026-11-30T00:00:00Z"
-export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+IDENT="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
 git_w() { git -C "$WORK" -c core.looseCompression=0 -c gc.auto=0 "$@"; }
 
 trim() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' <<< "$1"; }
@@ -41,12 +34,9 @@ gen_makefile() {
 }
 
 log "base tree into git ($WORK)"
-rm -rf "$WORK" "$DEST"
-mkdir -p "$WORK" "$DEST"
-cp -a "$base/." "$WORK/"
-git_w init -q
-git_w add -A -f
-git_w commit -q -m "base: $KSRC_PKG $(cat "$LINUX/.pghot-base")"
+rm -rf "$DEST"
+mkdir -p "$DEST"
+base_tree_git "$WORK"
 
 declare -A owner=()
 syms="" objs="" inject="" n=0
@@ -60,6 +50,21 @@ while IFS='|' read -r name pats files ksyms kobjs msg; do
 		patch -d "$WORK" -p1 -F0 -s --no-backup-if-mismatch < "$PATCHES/$p" ||
 			die "step $name: $p does not apply"
 	done
+	# Earlier versions of files a later step brings whole: the final file
+	# trimmed by tooling/series/trim/<step>/<path>.patch (a diff from the
+	# final file to this step's version).
+	if [ -d "$SER/trim/$name" ]; then
+		while read -r pf; do
+			f=${pf#"$SER/trim/$name/"}
+			f=${f%.patch}
+			[ -z "${owner[$f]:-}" ] ||
+				die "step $name: $f arrived whole in step ${owner[$f]} already"
+			mkdir -p "$WORK/$(dirname "$f")"
+			cp "$TOP/$f" "$WORK/$f"
+			patch -s -F0 --no-backup-if-mismatch "$WORK/$f" < "$pf" ||
+				die "step $name: $pf does not apply to $f (regenerate it)"
+		done < <(find "$SER/trim/$name" -name '*.patch' | LC_ALL=C sort)
+	fi
 	for g in $files; do
 		found=0
 		for f in $(cd "$TOP" && compgen -G "$g" || true); do
@@ -114,27 +119,39 @@ cover=$(ls "$DEST"/0000-cover-letter.patch)
 
 # The cover letter: subject and text from tooling/series/cover.txt, with
 # the medians of out/demo/results.json if make demo has run.
-python3 - "$cover" "$SER/cover.txt" "$OUT/demo/results.json" <<'PY'
+python3 - "$cover" "$SER/cover.txt" "$OUT/demo/results.json" \
+	"$(git -C "$TOP" rev-parse HEAD 2>/dev/null)" <<'PY'
 import json, os, sys
-cover, tmpl, res = sys.argv[1:4]
+cover, tmpl, res, head = sys.argv[1:5]
 subject, _, body = open(tmpl).read().partition("\n\n")
 rows, reps, dur = [], "?", "?"
-if os.path.exists(res):
-    data = json.load(open(res))
+data = json.load(open(res)) if os.path.exists(res) else []
+made = {r.get("commit") for r in data}
+if not data:
+    table = "  (no figures: run make demo for them)\n"
+elif made != {head}:
+    # Figures of another tree, or of uncommitted changes, would mislead.
+    table = ("  (no figures: out/demo/results.json comes from "
+             + ", ".join(sorted(str(m) for m in made))
+             + f", not from {head}; run make demo again)\n")
+else:
     for r in data:
+        if not r["runs"]:
+            rows.append(f"  {r['scenario']:10} {r['config']:3} all {r['failed_runs']} runs failed")
+            continue
         hot = 100.0 * r["promoted_hot_pages"] / r["hot_pages"]
         cold = (f"{100.0 * r['promoted_cold_pages'] / r['cold_pages']:5.1f}%"
                 if r["cold_pages"] else "     -")
         t95 = r["seconds_to_95pct"]
         rows.append(f"  {r['scenario']:10} {r['config']:3} {hot:6.1f}%   {cold}"
                     f"  {'-' if t95 is None else format(t95, '.1f'):>6}"
-                    f"  {r['migrations'] / r['hot_pages']:7.2f}"
-                    f"  {r['ops_per_sec']:12,.0f}")
+                    f"  {r['migrations_per_hot_page']:7.2f}"
+                    f"  {100.0 * r['demoted_within_10s']:6.1f}%"
+                    f"  {r['ops_per_sec']:12,.0f}"
+                    + (f"  ({r['failed_runs']} failed)" if r["failed_runs"] else ""))
         reps, dur = r["runs"], round(r["elapsed_s"])
-    table = ("  scenario   cfg   hot up   cold up  s to 95%  migr/pg         ops/s\n"
+    table = ("  scenario   cfg   hot up   cold up  s to 95%  migr/pg  down<10s         ops/s\n"
              + "\n".join(rows) + "\n")
-else:
-    table = "  (run make demo for the figures)\n"
 body = (body.replace("@RESULTS@", table).replace("@REPS@", str(reps))
         .replace("@DURATION@", str(dur)))
 text = open(cover).read()
