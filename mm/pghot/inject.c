@@ -9,8 +9,9 @@
  * record -> kmigrated pipeline can be tested on machines without sampling
  * hardware. The write is all or nothing: a token that is not a number, a
  * PFN that is not online memory or a node that is not online fails the
- * write with -EINVAL before anything is reported. When the write returns,
- * every PFN has been recorded (or dropped by the enabled_sources gate).
+ * write with -EINVAL before anything is reported; so does a NUL byte,
+ * which would otherwise end the list early. When the write returns, every
+ * PFN has been recorded (or dropped by the enabled_sources gate).
  */
 #include <linux/debugfs.h>
 #include <linux/init.h>
@@ -62,6 +63,11 @@ static ssize_t pghot_inject_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	/* strsep() would stop at a NUL and take the list as shorter. */
+	if (strlen(buf) != count) {
+		kfree(buf);
+		return -EINVAL;
+	}
 	/* At most one entry per two bytes ("1 1 1 ..."). */
 	in = kvmalloc_array(count / 2 + 1, sizeof(*in), GFP_KERNEL);
 	if (!in) {

@@ -12,8 +12,8 @@
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
- * bad_input:    garbage, offline PFNs and bad nodes fail with EINVAL and
- *               record nothing.
+ * bad_input:    garbage, offline PFNs, bad nodes and a NUL byte inside
+ *               the list fail with EINVAL and record nothing.
  * ibs_absent:   on a CPU without IBS, enabling the IBS provider fails with
  *               ENODEV, stays off, and injection still works afterwards.
  */
@@ -262,6 +262,13 @@ TEST_F(hwhint, bad_input)
 		EXPECT_EQ(write_err(INJECT, text), EINVAL)
 			TH_LOG("inject \"%s\" was accepted", text);
 	}
+	/* A NUL ends the string, not the write: "PFN\0 PFN" is garbage. */
+	snprintf(text, sizeof(text), "%s%c %s", pfn, '\0', pfn);
+	EXPECT_EQ(write_raw(INJECT, text, 2 * strlen(pfn) + 2), -1);
+	EXPECT_EQ(errno, EINVAL);
+	snprintf(text, sizeof(text), "%s%c", pfn, '\0');
+	EXPECT_EQ(write_raw(INJECT, text, strlen(pfn) + 1), -1);
+	EXPECT_EQ(errno, EINVAL);
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0);
 	/* And a good one still goes through. */
 	snprintf(text, sizeof(text), "%s:%d", pfn, TOP_NODE);
