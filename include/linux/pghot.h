@@ -29,16 +29,25 @@ enum pghot_src {
 
 #define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
 
+struct seq_file;
+
 /**
  * struct pghot_hwhint_provider - a source of hardware access samples
  * @name: short name, shown in /sys/kernel/debug/pghot/stats
  * @disable: stop sampling; called on unregistration if still sampling
+ *	(optional)
+ * @show: print the provider's own state, e.g. per CPU, into debugfs
+ *	stats (optional)
  * @list: private to pghot
  * @enabled: private to pghot, see pghot_hwhint_set_state()
+ *
+ * Providers are built in: the pghot_hwhint_*() functions are not exported
+ * to modules.
  */
 struct pghot_hwhint_provider {
 	const char *name;
 	void (*disable)(void);
+	void (*show)(struct seq_file *m);
 	struct list_head list;
 	bool enabled;
 };
@@ -50,7 +59,7 @@ int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
 bool pghot_src_enabled(enum pghot_src src);
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
-void pghot_hwhint_register(struct pghot_hwhint_provider *p);
+int pghot_hwhint_register(struct pghot_hwhint_provider *p);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
 void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
 struct dentry *pghot_debugfs_dir(void);

@@ -12,12 +12,16 @@
  * write with -EINVAL before anything is reported; so does a NUL byte,
  * which would otherwise end the list early. When the write returns, every
  * PFN has been recorded (or dropped by the enabled_sources gate).
+ *
+ * The injector is a hardware hint provider like any other: its first
+ * write registers it, which allocates the per-CPU rings.
  */
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/jiffies.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -31,6 +35,29 @@ struct pghot_inject {
 	unsigned long pfn;
 	int nid;
 };
+
+static struct pghot_hwhint_provider pghot_inject_provider = {
+	.name = "inject",
+};
+
+/* Register the injector with the hardware hint path on first use. */
+static int pghot_inject_register(void)
+{
+	static DEFINE_MUTEX(lock);
+	static bool registered;
+	int ret = 0;
+
+	mutex_lock(&lock);
+	if (!registered) {
+		ret = pghot_hwhint_register(&pghot_inject_provider);
+		if (!ret) {
+			pghot_hwhint_set_state(&pghot_inject_provider, true);
+			registered = true;
+		}
+	}
+	mutex_unlock(&lock);
+	return ret;
+}
 
 /* Parse "PFN[:NID]"; NUMA_NO_NODE when no node is given. */
 static int pghot_inject_parse(char *tok, struct pghot_inject *in)
@@ -88,6 +115,10 @@ static ssize_t pghot_inject_write(struct file *file, const char __user *ubuf,
 		ret = -EINVAL;
 		goto out;
 	}
+	ret = pghot_inject_register();
+	if (ret)
+		goto out;
+	ret = count;
 	i = 0;
 	while (i < n) {
 		int nid;
