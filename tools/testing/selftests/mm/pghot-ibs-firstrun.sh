@@ -29,7 +29,7 @@ mem_node='' cpu_node='' hot_mb=1024 threads='' duration=30 period='' bench=''
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-1}"
 }
 die() { echo "pghot-ibs-firstrun: $*" >&2; exit 2; }
