@@ -33,6 +33,8 @@ enum pghot_src {
 
 #define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
 
+struct seq_file;
+
 /**
  * enum pghot_skip_reason - why kmigrated did not promote a ready page
  * @PGHOT_SKIP_STALE: freed, split or moved meanwhile
@@ -64,12 +66,19 @@ enum pghot_skip_reason {
  * struct pghot_hwhint_provider - a source of hardware access samples
  * @name: short name, shown in /sys/kernel/debug/pghot/stats
  * @disable: stop sampling; called on unregistration if still sampling
+ *	(optional)
+ * @show: print the provider's own state, e.g. per CPU, into debugfs
+ *	stats (optional)
  * @list: private to pghot
  * @enabled: private to pghot, see pghot_hwhint_set_state()
+ *
+ * Providers are built in: the pghot_hwhint_*() functions are not exported
+ * to modules.
  */
 struct pghot_hwhint_provider {
 	const char *name;
 	void (*disable)(void);
+	void (*show)(struct seq_file *m);
 	struct list_head list;
 	bool enabled;
 };
@@ -86,7 +95,7 @@ bool __pghot_hint_fault(struct folio *folio, int target, bool hot);
 void __pghot_free_pages(struct page *page, unsigned int order);
 void __pghot_folio_demoted(struct folio *folio);
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
-void pghot_hwhint_register(struct pghot_hwhint_provider *p);
+int pghot_hwhint_register(struct pghot_hwhint_provider *p);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
 void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
 struct dentry *pghot_debugfs_dir(void);

@@ -9,14 +9,19 @@
  * record -> kmigrated pipeline can be tested on machines without sampling
  * hardware. The write is all or nothing: a token that is not a number, a
  * PFN that is not online memory or a node that is not online fails the
- * write with -EINVAL before anything is reported. When the write returns,
- * every PFN has been recorded (or dropped by the enabled_sources gate).
+ * write with -EINVAL before anything is reported; so does a NUL byte,
+ * which would otherwise end the list early. When the write returns, every
+ * PFN has been recorded (or dropped by the enabled_sources gate).
+ *
+ * The injector is a hardware hint provider like any other: its first
+ * write registers it, which allocates the per-CPU rings.
  */
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/jiffies.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -30,6 +35,29 @@ struct pghot_inject {
 	unsigned long pfn;
 	int nid;
 };
+
+static struct pghot_hwhint_provider pghot_inject_provider = {
+	.name = "inject",
+};
+
+/* Register the injector with the hardware hint path on first use. */
+static int pghot_inject_register(void)
+{
+	static DEFINE_MUTEX(lock);
+	static bool registered;
+	int ret = 0;
+
+	mutex_lock(&lock);
+	if (!registered) {
+		ret = pghot_hwhint_register(&pghot_inject_provider);
+		if (!ret) {
+			pghot_hwhint_set_state(&pghot_inject_provider, true);
+			registered = true;
+		}
+	}
+	mutex_unlock(&lock);
+	return ret;
+}
 
 /* Parse "PFN[:NID]"; NUMA_NO_NODE when no node is given. */
 static int pghot_inject_parse(char *tok, struct pghot_inject *in)
@@ -62,6 +90,11 @@ static ssize_t pghot_inject_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	/* strsep() would stop at a NUL and take the list as shorter. */
+	if (strlen(buf) != count) {
+		kfree(buf);
+		return -EINVAL;
+	}
 	/* At most one entry per two bytes ("1 1 1 ..."). */
 	in = kvmalloc_array(count / 2 + 1, sizeof(*in), GFP_KERNEL);
 	if (!in) {
@@ -82,6 +115,10 @@ static ssize_t pghot_inject_write(struct file *file, const char __user *ubuf,
 		ret = -EINVAL;
 		goto out;
 	}
+	ret = pghot_inject_register();
+	if (ret)
+		goto out;
+	ret = count;
 	i = 0;
 	while (i < n) {
 		int nid;

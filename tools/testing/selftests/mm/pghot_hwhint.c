@@ -13,10 +13,14 @@
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
- * bad_input:    garbage, offline PFNs and bad nodes fail with EINVAL and
- *               record nothing.
- * ibs_absent:   on a CPU without IBS, enabling the IBS provider fails with
- *               ENODEV, stays off, and injection still works afterwards.
+ * bad_input:    garbage, offline PFNs, bad nodes and a NUL byte inside
+ *               the list fail with EINVAL and record nothing.
+ * rings:        once the injector has reported, stats shows it as a
+ *               provider and the per-CPU rings at 8 bytes a sample, 1024
+ *               samples per possible CPU.
+ * ibs_absent:   on a CPU without IBS op sampling there is no ibs/
+ *               directory and no ibs_op provider in stats, and injection
+ *               works; with IBS, the directory is there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +45,10 @@
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define IBS_ENABLED		PGHOT_DIR "ibs/enabled"
 #define INJECT			PGHOT_DIR "inject"
+#define STATS			PGHOT_DIR "stats"
+#define IBS_PMU			"/sys/bus/event_source/devices/ibs_op"
+#define RING_SAMPLES		1024
+#define SAMPLE_BYTES		8
 
 static const char * const saved_knobs[] = {
 	PGHOT_DIR "enabled_sources", PGHOT_DIR "freq_threshold",
@@ -308,6 +316,13 @@ TEST_F(hwhint, bad_input)
 		EXPECT_EQ(write_err(INJECT, text), EINVAL)
 			TH_LOG("inject \"%s\" was accepted", text);
 	}
+	/* A NUL ends the string, not the write: "PFN\0 PFN" is garbage. */
+	snprintf(text, sizeof(text), "%s%c %s", pfn, '\0', pfn);
+	EXPECT_EQ(write_raw(INJECT, text, 2 * strlen(pfn) + 2), -1);
+	EXPECT_EQ(errno, EINVAL);
+	snprintf(text, sizeof(text), "%s%c", pfn, '\0');
+	EXPECT_EQ(write_raw(INJECT, text, strlen(pfn) + 1), -1);
+	EXPECT_EQ(errno, EINVAL);
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0);
 	/* And a good one still goes through. */
 	snprintf(text, sizeof(text), "%s:%d", pfn, topo_cpu_node(self->topo));
@@ -315,17 +330,84 @@ TEST_F(hwhint, bad_input)
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0 + 1);
 }
 
+/* Does a line of debugfs stats start with @prefix; its rest in @rest. */
+static bool stats_line(const char *prefix, char *rest, size_t size)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen(STATS, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		found = true;
+		if (rest)
+			snprintf(rest, size, "%s", line + strlen(prefix));
+	}
+	fclose(f);
+	return found;
+}
+
+/* CPUs in /sys/devices/system/cpu/possible ("0-3,8"). */
+static long possible_cpus(void)
+{
+	char buf[256], *p;
+	long n = 0;
+
+	if (read_str("/sys/devices/system/cpu/possible", buf, sizeof(buf)))
+		return -1;
+	for (p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (end == p || *end)
+			return -1;
+		n += b - a + 1;
+	}
+	return n;
+}
+
+TEST_F(hwhint, rings)
+{
+	char val[64];
+	long cpus = possible_cpus();
+
+	ASSERT_GT(cpus, 0);
+	place(_metadata, &self->hw, 1UL << 20);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	snprintf(val, sizeof(val), "0x%lx", self->hw.pfns[0]);
+	ASSERT_EQ(write_err(INJECT, val), 0);
+
+	ASSERT_TRUE(stats_line("hwhint_provider inject ", val, sizeof(val)));
+	EXPECT_STREQ(val, "on\n");
+	ASSERT_TRUE(stats_line("hwhint_ring_bytes ", val, sizeof(val)));
+	TH_LOG("hardware hint rings: %s bytes for %ld possible CPUs",
+	       strtok(val, "\n"), cpus);
+	EXPECT_EQ(strtoul(val, NULL, 10),
+		  (unsigned long)cpus * RING_SAMPLES * SAMPLE_BYTES);
+}
+
 TEST_F(hwhint, ibs_absent)
 {
 	char val[16];
 
-	if (access(IBS_ENABLED, W_OK))
-		SKIP(return, "no IBS provider built in");
-	if (!access("/sys/bus/event_source/devices/ibs_op", F_OK))
-		SKIP(return, "this CPU has IBS: not the failure path");
-	EXPECT_EQ(write_err(IBS_ENABLED, "1"), ENODEV);
-	ASSERT_EQ(read_str(IBS_ENABLED, val, sizeof(val)), 0);
-	EXPECT_STREQ(val, "0");
+	if (!access(IBS_PMU, F_OK)) {
+		/* IBS here: the provider's directory must be too, if built. */
+		if (access(PGHOT_DIR "ibs", F_OK))
+			SKIP(return, "this CPU has IBS, the kernel no IBS provider");
+		ASSERT_EQ(read_str(IBS_ENABLED, val, sizeof(val)), 0);
+		EXPECT_TRUE(!strcmp(val, "0") || !strcmp(val, "1"));
+		return;
+	}
+	/* Where IBS cannot work, nothing of it shows. */
+	EXPECT_NE(access(PGHOT_DIR "ibs", F_OK), 0);
+	EXPECT_EQ(errno, ENOENT);
+	EXPECT_FALSE(stats_line("hwhint_provider ibs_op", NULL, 0));
+	EXPECT_FALSE(stats_line("ibs_op ", NULL, 0));
 	/* The hardware hint path still works. */
 	place(_metadata, &self->hw, 1UL << 20, self->topo->lower[0]);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of the IBS hardware hint filter on synthetic samples:
- * DRAM and CXL loads, cache hits, stores, invalid physical addresses,
- * kernel addresses and ops that are neither loads nor stores.
+ * KUnit tests of the IBS provider at the register level: raw IBS_OP_DATA2,
+ * IBS_OP_DATA3, IBS_DC_LINADDR and IBS_DC_PHYSADDR values, written with
+ * the bit positions of the AMD documentation (not the kernel's unions),
+ * go through the IBS driver's own decoder, perf_ibs_parse_ld_st_data(),
+ * with Zen 2/3 and Zen 4 capabilities, then through the provider's
+ * filter. Also: the perf_event_attr the provider asks for, the default
+ * period each kind of CPU gets, the per-CPU state check after arming, a
+ * CPU that perf refuses coming online all the same, the knob parser, and
+ * enabling on a CPU without IBS. None of it touches a live event.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -11,103 +17,388 @@
 
 #include <kunit/test.h>
 
-/* A user-space load that the IBS driver decoded as coming from @lvl. */
-static struct perf_sample_data pghot_ibs_sample(u64 op, u64 lvl)
-{
-	struct perf_sample_data data = {
-		.sample_flags = PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
-				PERF_SAMPLE_ADDR,
-		.phys_addr = 0x12345000,
-		.addr = 0x7f0000001000,
-	};
+/* IBS_OP_DATA3, MSRC001_1037 */
+#define T_LD_OP			BIT_ULL(0)
+#define T_ST_OP			BIT_ULL(1)
+#define T_DC_MISS		BIT_ULL(7)
+#define T_DC_UC_MEM_ACC		BIT_ULL(14)
+#define T_DC_LIN_ADDR_VALID	BIT_ULL(17)
+#define T_DC_PHY_ADDR_VALID	BIT_ULL(18)
+#define T_L2_MISS		BIT_ULL(20)
+/* IBS_OP_DATA2, MSRC001_1036: DataSrc[2:0], RmtNode 4, DataSrcHi[7:6] (Zen 4) */
+#define T_SRC(lo)		((u64)(lo) & 0x7)
+#define T_RMT_NODE		BIT_ULL(4)
+#define T_SRC_HI(hi)		(((u64)(hi) & 0x3) << 6)
+/* Zen 4: DataSrc is {DataSrcHi, DataSrc[2:0]}, five bits */
+#define T_Z4_LOC_CACHE		T_SRC(1)
+#define T_Z4_NEAR_CCX		T_SRC(2)
+#define T_Z4_DRAM		T_SRC(3)
+#define T_Z4_FAR_CCX		T_SRC(5)
+#define T_Z4_PMEM		T_SRC(6)
+#define T_Z4_IO			T_SRC(7)
+#define T_Z4_EXT_MEM		(T_SRC_HI(1) | T_SRC(0))	/* 8 */
+#define T_Z4_PEER_AGENT		(T_SRC_HI(1) | T_SRC(4))	/* 12 */
 
-	data.data_src.val = PERF_MEM_NA;
-	data.data_src.mem_op = op;
-	data.data_src.mem_lvl_num = lvl;
-	return data;
+/* CPUID Fn8000_001B_EAX */
+#define T_CAPS_OPSAM		BIT(2)
+#define T_CAPS_OPCNT		BIT(4)
+#define T_CAPS_OPCNTEXT		BIT(6)
+#define T_CAPS_ZEN4		BIT(11)		/* L3MissOnly, DataSrcHi */
+#define T_CAPS_BIT63_FILTER	BIT(15)
+/* Zen 2/3: IBSFFV, FetchSam, OpSam, RdWrOpCnt, OpCnt, BrnTrgt, OpCntExt, ... */
+#define T_CAPS_ZEN3		(GENMASK(10, 0))
+#define T_CAPS_ZEN4_ALL		(T_CAPS_ZEN3 | T_CAPS_ZEN4)
+
+/* IbsOpCtl, MSRC001_1033 */
+#define T_OP_L3_MISS_ONLY	BIT_ULL(16)
+#define T_OP_CNT_CTL		BIT_ULL(19)
+
+#define T_USER_LIN		0x7f1234567008ULL
+#define T_KERNEL_LIN		0xffff888012345008ULL
+#define T_PHYS			0x1234567008ULL
+
+/* A cacheable load that missed L1 and L2, both addresses valid. */
+#define T_MISS_LOAD	(T_LD_OP | T_DC_MISS | T_L2_MISS | \
+			 T_DC_LIN_ADDR_VALID | T_DC_PHY_ADDR_VALID)
+#define T_MISS_STORE	(T_ST_OP | T_DC_MISS | T_L2_MISS | \
+			 T_DC_LIN_ADDR_VALID | T_DC_PHY_ADDR_VALID)
+
+/* Decode raw registers the way the driver's NMI handler does. */
+static void pghot_ibs_decode(u32 caps, u64 data2, u64 data3, u64 lin,
+			     u64 phys, struct perf_sample_data *data)
+{
+	struct perf_ibs_data ibs = { .caps = caps };
+	struct perf_event_attr attr;
+
+	pghot_ibs_build_attr(&attr, caps, 0, 0x10000, false, true);
+	ibs.regs[MSR_AMD64_IBSOPDATA2 - MSR_AMD64_IBSOPCTL] = data2;
+	ibs.regs[MSR_AMD64_IBSOPDATA3 - MSR_AMD64_IBSOPCTL] = data3;
+	ibs.regs[MSR_AMD64_IBSDCLINAD - MSR_AMD64_IBSOPCTL] = lin;
+	ibs.regs[MSR_AMD64_IBSDCPHYSAD - MSR_AMD64_IBSOPCTL] = phys;
+	perf_sample_data_init(data, 0, 0);
+	perf_ibs_parse_ld_st_data(attr.sample_type, &ibs, data);
 }
 
-static void pghot_ibs_test_sources(struct kunit *test)
-{
-	struct perf_sample_data d;
+struct pghot_ibs_reg_case {
+	const char *what;
+	u32 caps;
+	u64 data2, data3, lin;
+	bool kernel_op;		/* the op ran in the kernel */
+	bool all_modes;		/* user_only=0 */
+	bool no_l3miss;		/* armed without the L3-miss filter */
+	enum pghot_ibs_class want;
+};
 
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, false), PGHOT_IBS_DRAM);
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_CXL);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, false), PGHOT_IBS_EXTMEM);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_EXTMEM);
-}
+static const struct pghot_ibs_reg_case pghot_ibs_reg_cases[] = {
+	/* Zen 4: five-bit DataSrc. */
+	{ "zen4 dram", T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD, T_USER_LIN,
+	  .want = PGHOT_IBS_DRAM_LOCAL },
+	{ "zen4 remote dram", T_CAPS_ZEN4_ALL, T_Z4_DRAM | T_RMT_NODE, T_MISS_LOAD,
+	  T_USER_LIN, .want = PGHOT_IBS_DRAM_REMOTE },
+	{ "zen4 extension memory", T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM, T_MISS_LOAD,
+	  T_USER_LIN, .want = PGHOT_IBS_EXTMEM },
+	{ "zen4 remote extension memory", T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM | T_RMT_NODE,
+	  T_MISS_LOAD, T_USER_LIN, .want = PGHOT_IBS_EXTMEM },
+	{ "zen4 local cache", T_CAPS_ZEN4_ALL, T_Z4_LOC_CACHE, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 near ccx cache", T_CAPS_ZEN4_ALL, T_Z4_NEAR_CCX, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 far ccx cache", T_CAPS_ZEN4_ALL, T_Z4_FAR_CCX, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 pmem", T_CAPS_ZEN4_ALL, T_Z4_PMEM, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 io", T_CAPS_ZEN4_ALL, T_Z4_IO, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 peer agent memory", T_CAPS_ZEN4_ALL, T_Z4_PEER_AGENT, T_MISS_LOAD,
+	  T_USER_LIN },
+	{ "zen4 no data source", T_CAPS_ZEN4_ALL, 0, T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 DataSrcHi counts", T_CAPS_ZEN4_ALL, T_SRC_HI(1) | T_SRC(3),
+	  T_MISS_LOAD, T_USER_LIN },
+	{ "zen4 uncached", T_CAPS_ZEN4_ALL, T_Z4_DRAM,
+	  T_MISS_LOAD | T_DC_UC_MEM_ACC, T_USER_LIN },
+	{ "zen4 l1 hit", T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD & ~T_DC_MISS,
+	  T_USER_LIN },
+	{ "zen4 l2 hit", T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD & ~T_L2_MISS,
+	  T_USER_LIN },
+	{ "zen4 physical without linear", T_CAPS_ZEN4_ALL, T_Z4_DRAM,
+	  T_MISS_LOAD & ~T_DC_LIN_ADDR_VALID, T_USER_LIN },
+	{ "zen4 no physical", T_CAPS_ZEN4_ALL, T_Z4_DRAM,
+	  T_MISS_LOAD & ~T_DC_PHY_ADDR_VALID, T_USER_LIN },
+	{ "zen4 kernel address", T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD,
+	  T_KERNEL_LIN },
+	{ "zen4 neither load nor store", T_CAPS_ZEN4_ALL, T_Z4_DRAM,
+	  T_MISS_LOAD & ~T_LD_OP, T_USER_LIN },
+	/* Stores: no data source; only the L3-miss filter vouches for them. */
+	{ "zen4 store missed", T_CAPS_ZEN4_ALL, 0, T_MISS_STORE, T_USER_LIN,
+	  .want = PGHOT_IBS_STORE },
+	{ "zen4 store, no l3 filter", T_CAPS_ZEN4_ALL, 0, T_MISS_STORE, T_USER_LIN,
+	  .no_l3miss = true },
+	{ "zen4 store l1 hit", T_CAPS_ZEN4_ALL, 0, T_MISS_STORE & ~T_DC_MISS,
+	  T_USER_LIN },
+	{ "zen4 store l2 hit", T_CAPS_ZEN4_ALL, 0, T_MISS_STORE & ~T_L2_MISS,
+	  T_USER_LIN },
+	{ "zen4 store uncached", T_CAPS_ZEN4_ALL, 0, T_MISS_STORE | T_DC_UC_MEM_ACC,
+	  T_USER_LIN },
+	/* user_only: the mode of the op, and what 0 means. */
+	{ "kernel op, user_only", T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD,
+	  T_USER_LIN, .kernel_op = true },
+	{ "kernel op on user memory", T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM, T_MISS_LOAD,
+	  T_USER_LIN, .kernel_op = true, .all_modes = true, .want = PGHOT_IBS_EXTMEM },
+	{ "kernel op on kernel memory", T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM, T_MISS_LOAD,
+	  T_KERNEL_LIN, .kernel_op = true, .all_modes = true },
+	/* Zen 2/3: three-bit DataSrc, no L3-miss filter. */
+	{ "zen3 dram", T_CAPS_ZEN3, T_SRC(3), T_MISS_LOAD, T_USER_LIN,
+	  .no_l3miss = true, .want = PGHOT_IBS_DRAM_LOCAL },
+	{ "zen3 remote dram", T_CAPS_ZEN3, T_SRC(3) | T_RMT_NODE, T_MISS_LOAD,
+	  T_USER_LIN, .no_l3miss = true, .want = PGHOT_IBS_DRAM_REMOTE },
+	{ "zen3 ignores bits 7:6", T_CAPS_ZEN3, T_SRC_HI(1) | T_SRC(3), T_MISS_LOAD,
+	  T_USER_LIN, .no_l3miss = true, .want = PGHOT_IBS_DRAM_LOCAL },
+	{ "zen3 local cache", T_CAPS_ZEN3, T_SRC(2), T_MISS_LOAD, T_USER_LIN,
+	  .no_l3miss = true },
+	{ "zen3 remote cache", T_CAPS_ZEN3, T_SRC(4), T_MISS_LOAD, T_USER_LIN,
+	  .no_l3miss = true },
+	{ "zen3 io", T_CAPS_ZEN3, T_SRC(7), T_MISS_LOAD, T_USER_LIN,
+	  .no_l3miss = true },
+	{ "zen3 no data source", T_CAPS_ZEN3, 0, T_MISS_LOAD, T_USER_LIN,
+	  .no_l3miss = true },
+	{ "zen3 physical without linear", T_CAPS_ZEN3, T_SRC(3),
+	  T_MISS_LOAD & ~T_DC_LIN_ADDR_VALID, T_USER_LIN, .no_l3miss = true },
+	{ "zen3 store", T_CAPS_ZEN3, 0, T_MISS_STORE, T_USER_LIN,
+	  .no_l3miss = true },
+};
 
-static void pghot_ibs_test_cache_hits(struct kunit *test)
+static void pghot_ibs_test_registers(struct kunit *test)
 {
-	static const u64 caches[] = {
-		PERF_MEM_LVLNUM_L1, PERF_MEM_LVLNUM_L2, PERF_MEM_LVLNUM_L3,
-		PERF_MEM_LVLNUM_ANY_CACHE, PERF_MEM_LVLNUM_LFB,
-	};
-	struct perf_sample_data d;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(caches); i++) {
-		d = pghot_ibs_sample(PERF_MEM_OP_LOAD, caches[i]);
-		KUNIT_EXPECT_EQ_MSG(test, pghot_ibs_classify(&d, true, true),
-				    PGHOT_IBS_REJECT, "level %llu", caches[i]);
+	for (i = 0; i < ARRAY_SIZE(pghot_ibs_reg_cases); i++) {
+		const struct pghot_ibs_reg_case *c = &pghot_ibs_reg_cases[i];
+		struct pghot_ibs_filter f = {
+			.user_only = !c->all_modes, .l3miss = !c->no_l3miss,
+		};
+		struct perf_sample_data d;
+
+		pghot_ibs_decode(c->caps, c->data2, c->data3, c->lin, T_PHYS, &d);
+		KUNIT_EXPECT_EQ_MSG(test, pghot_ibs_classify(&d, !c->kernel_op, &f),
+				    c->want, "%s", c->what);
+		if (c->want != PGHOT_IBS_REJECT)
+			KUNIT_EXPECT_EQ_MSG(test, d.phys_addr, T_PHYS, "%s", c->what);
 	}
 }
 
-/* Stores report no data source; only the L3-miss filter vouches for them. */
-static void pghot_ibs_test_stores(struct kunit *test)
-{
-	struct perf_sample_data d = pghot_ibs_sample(PERF_MEM_OP_STORE,
-						     PERF_MEM_LVLNUM_NA);
-
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_MEMORY);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, false), PGHOT_IBS_REJECT);
-}
-
-static void pghot_ibs_test_rejects(struct kunit *test)
+/* What the driver itself reports for a physical address without a linear one. */
+static void pghot_ibs_test_phys_needs_lin(struct kunit *test)
 {
 	struct perf_sample_data d;
+	u64 data3 = T_MISS_LOAD & ~T_DC_LIN_ADDR_VALID;
 
-	/* No valid physical address. */
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	d.sample_flags &= ~PERF_SAMPLE_PHYS_ADDR;
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	d.phys_addr = 0;
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
-	/* Kernel data address, or an op run in the kernel. */
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	d.addr = (u64)TASK_SIZE_MAX + PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, false, true), PGHOT_IBS_REJECT);
-	/* Neither a load nor a store. */
-	d = pghot_ibs_sample(PERF_MEM_OP_NA, PERF_MEM_LVLNUM_RAM);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
-	d = pghot_ibs_sample(PERF_MEM_OP_EXEC, PERF_MEM_LVLNUM_RAM);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
-	/* No data source decoded at all. */
-	d = pghot_ibs_sample(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM);
-	d.sample_flags &= ~PERF_SAMPLE_DATA_SRC;
-	KUNIT_EXPECT_EQ(test, pghot_ibs_classify(&d, true, true), PGHOT_IBS_REJECT);
+	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_DRAM, data3, 0, T_PHYS, &d);
+	KUNIT_EXPECT_FALSE(test, d.sample_flags & PERF_SAMPLE_PHYS_ADDR);
+	KUNIT_EXPECT_FALSE(test, d.sample_flags & PERF_SAMPLE_ADDR);
+	/* Zen 2/3 documents IbsDcPhysAd with DcPhyAddrValid alone. */
+	pghot_ibs_decode(T_CAPS_ZEN3, T_SRC(3), data3, 0, T_PHYS, &d);
+	KUNIT_EXPECT_TRUE(test, d.sample_flags & PERF_SAMPLE_PHYS_ADDR);
+	/* Both valid: both reported. */
+	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD, T_USER_LIN,
+			 T_PHYS, &d);
+	KUNIT_EXPECT_TRUE(test, d.sample_flags & PERF_SAMPLE_PHYS_ADDR);
+	KUNIT_EXPECT_EQ(test, d.addr, T_USER_LIN);
+	KUNIT_EXPECT_EQ(test, d.phys_addr, T_PHYS);
 }
 
-/* No IBS here (or in any VM): enabling fails cleanly and leaves nothing armed. */
+/*
+ * Nothing goes to the ring while the source is off, nor loads from the
+ * local DRAM of a top-tier node.
+ */
+static void pghot_ibs_test_judge(struct kunit *test)
+{
+	const struct pghot_ibs_filter f = { .user_only = true, .l3miss = true };
+	struct perf_sample_data local, ext;
+	int nid, top = NUMA_NO_NODE, lower = NUMA_NO_NODE;
+	bool report;
+
+	for_each_node_state(nid, N_MEMORY) {
+		if (node_is_toptier(nid) && top == NUMA_NO_NODE)
+			top = nid;
+		if (!node_is_toptier(nid) && lower == NUMA_NO_NODE)
+			lower = nid;
+	}
+	KUNIT_ASSERT_NE(test, top, NUMA_NO_NODE);
+	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD, T_USER_LIN,
+			 T_PHYS, &local);
+	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM, T_MISS_LOAD, T_USER_LIN,
+			 T_PHYS, &ext);
+
+	/* Source off: not reported, not counted as anything but a sample. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, &f, false, top, &report),
+			PGHOT_IBS_REJECT);
+	KUNIT_EXPECT_FALSE(test, report);
+	/* Source on. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, &f, true, top, &report),
+			PGHOT_IBS_EXTMEM);
+	KUNIT_EXPECT_TRUE(test, report);
+	/* Local DRAM of a top-tier node: counted as DRAM, not reported. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&local, true, &f, true, top, &report),
+			PGHOT_IBS_DRAM_LOCAL);
+	KUNIT_EXPECT_FALSE(test, report);
+	if (lower != NUMA_NO_NODE) {
+		/* A CPU on a lower-tier node: its local DRAM is tracked. */
+		pghot_ibs_judge(&local, true, &f, true, lower, &report);
+		KUNIT_EXPECT_TRUE(test, report);
+	}
+	/* Rejected samples are never reported. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, false, &f, true, top, &report),
+			PGHOT_IBS_REJECT);
+	KUNIT_EXPECT_FALSE(test, report);
+}
+
+static void pghot_ibs_test_attr(struct kunit *test)
+{
+	struct perf_event_attr a;
+	const u64 mem = PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
+			PERF_SAMPLE_DATA_SRC;
+
+	/* The kernel's names for the IbsOpCtl bits are the documented ones. */
+	KUNIT_EXPECT_EQ(test, IBS_OP_L3MISSONLY, T_OP_L3_MISS_ONLY);
+	KUNIT_EXPECT_EQ(test, IBS_OP_CNT_CTL, T_OP_CNT_CTL);
+
+	/* Zen 4 with the hardware RIP filter: ops, L3 misses, user only. */
+	pghot_ibs_build_attr(&a, T_CAPS_ZEN4_ALL | T_CAPS_BIT63_FILTER, 42,
+			     100000, true, true);
+	KUNIT_EXPECT_EQ(test, a.type, 42U);
+	KUNIT_EXPECT_EQ(test, a.config, T_OP_L3_MISS_ONLY | T_OP_CNT_CTL);
+	KUNIT_EXPECT_EQ(test, a.config2, 0ULL);
+	KUNIT_EXPECT_EQ(test, a.sample_type, mem);
+	KUNIT_EXPECT_EQ(test, a.sample_period, 100000ULL);
+	KUNIT_EXPECT_FALSE(test, a.freq);
+	KUNIT_EXPECT_TRUE(test, a.exclude_kernel);
+	KUNIT_EXPECT_TRUE(test, a.pinned);
+
+	/* No RIP filter: the driver's software filter (config2 bit 0). */
+	pghot_ibs_build_attr(&a, T_CAPS_ZEN4_ALL, 42, 100000, true, true);
+	KUNIT_EXPECT_EQ(test, a.config2, 1ULL);
+	pghot_ibs_build_attr(&a, T_CAPS_ZEN4_ALL, 42, 100000, true, false);
+	KUNIT_EXPECT_EQ(test, a.config2, 0ULL);
+	KUNIT_EXPECT_FALSE(test, a.exclude_kernel);
+
+	/* Zen 2/3: ops, no L3 filter. */
+	pghot_ibs_build_attr(&a, T_CAPS_ZEN3, 42, 12000000, false, true);
+	KUNIT_EXPECT_EQ(test, a.config, T_OP_CNT_CTL);
+	/* A CPU that cannot count ops counts cycles. */
+	pghot_ibs_build_attr(&a, T_CAPS_OPSAM, 42, 1048560, false, true);
+	KUNIT_EXPECT_EQ(test, a.config, 0ULL);
+}
+
+static void pghot_ibs_test_default_period(struct kunit *test)
+{
+	static const struct {
+		u32 caps;
+		bool l3miss;
+		u64 rate, period;
+	} cases[] = {
+		{ T_CAPS_ZEN4_ALL, true, PGHOT_IBS_L3MISS_OPS_PER_S, 100000 },
+		{ T_CAPS_ZEN4_ALL, false, PGHOT_IBS_OPS_PER_S, 12000000 },
+		{ T_CAPS_ZEN3, false, PGHOT_IBS_OPS_PER_S, 12000000 },
+		/* No OpCntExt: the 20-bit counter caps it; the bound fails. */
+		{ T_CAPS_OPSAM | T_CAPS_OPCNT, false, 0, 0xffff0 },
+		{ T_CAPS_OPSAM, false, 0, 0xffff0 },
+	};
+	int i;
+
+	KUNIT_EXPECT_EQ(test, PGHOT_IBS_SAMPLES_PER_S, 2500ULL);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u64 p = pghot_ibs_default_period(cases[i].caps, cases[i].l3miss);
+
+		KUNIT_EXPECT_EQ_MSG(test, p, cases[i].period, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, p % 16, 0ULL, "case %d", i);
+		KUNIT_EXPECT_LE_MSG(test, p, pghot_ibs_period_max(cases[i].caps),
+				    "case %d", i);
+		/* Samples/s at the worst rate, times their cost: <= 0.5%. */
+		if (cases[i].rate)
+			KUNIT_EXPECT_LE_MSG(test,
+					    div64_u64(cases[i].rate, p) * PGHOT_IBS_SAMPLE_NS,
+					    (u64)NSEC_PER_SEC / 200, "case %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, pghot_ibs_period_max(T_CAPS_ZEN3), 0x7fffff0ULL);
+	/* A period set by hand wins. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_effective_period(T_CAPS_ZEN4_ALL, true, 8192), 8192ULL);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_effective_period(T_CAPS_ZEN4_ALL, true, 0), 100000ULL);
+}
+
+/* After arming, only an active event counts as sampling. */
+static void pghot_ibs_test_cpu_check(struct kunit *test)
+{
+	struct perf_event *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	struct pghot_ibs_cpu pc = { .event = ev };
+
+	if (!ev)
+		kunit_skip(test, "no memory");
+	ev->state = PERF_EVENT_STATE_ACTIVE;
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), 0);
+	KUNIT_EXPECT_STREQ(test, pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(&pc)], "armed");
+	/* A perf user holds the op PMU: pinned, unschedulable, error. */
+	ev->state = PERF_EVENT_STATE_ERROR;
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(&pc)], "error");
+	ev->state = PERF_EVENT_STATE_OFF;
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), -EBUSY);
+	ev->state = PERF_EVENT_STATE_INACTIVE;
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), -EBUSY);
+	pc = (struct pghot_ibs_cpu) { .err = -ENOENT };
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), -ENOENT);
+	KUNIT_EXPECT_STREQ(test, pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(&pc)], "failed");
+}
+
+/* A CPU whose event perf refuses still comes online, whatever "armed" says. */
+static void pghot_ibs_test_online_never_fails(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = INT_MAX,	/* no such PMU */
+		.size = sizeof(attr),
+		.sample_period = 100000,
+	};
+	struct pghot_ibs_cpu pc = {};
+
+	KUNIT_EXPECT_EQ(test, __pghot_ibs_cpu_online(&pc, &attr, raw_smp_processor_id()), 0);
+	KUNIT_EXPECT_NULL(test, pc.event);
+	KUNIT_EXPECT_LT(test, pc.err, 0);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), pc.err);
+}
+
+static void pghot_ibs_test_parse(struct kunit *test)
+{
+	static const char * const bad[] = { "", "x", "-1", "1x", "0x", " 1", "1 1" };
+	unsigned long v;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, pghot_ibs_parse("1", 1, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 1UL);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_parse("0x10000\n", 8, &v), 0);
+	KUNIT_EXPECT_EQ(test, v, 0x10000UL);
+	/* A NUL ends the string, not the input: "1\0junk" is garbage. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_parse("1\0junk", 6, &v), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_parse("1\0", 2, &v), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, pghot_ibs_parse(bad[i], strlen(bad[i]), &v),
+				    -EINVAL, "\"%s\"", bad[i]);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_parse("99999999999999999999999", 23, &v), -EINVAL);
+}
+
+/* No IBS here (or in most VMs): enabling fails cleanly, nothing is armed. */
 static void pghot_ibs_test_no_hardware(struct kunit *test)
 {
-	if (get_ibs_caps())
+	if (get_ibs_caps() && amd_ibs_op_pmu_type() >= 0)
 		kunit_skip(test, "this CPU has IBS");
-	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(NULL, 1), -ENODEV);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(1), -ENODEV);
 	KUNIT_EXPECT_FALSE(test, pghot_ibs_armed);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(NULL, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_enabled_set(0), 0);
 }
 
 static struct kunit_case pghot_ibs_test_cases[] = {
-	KUNIT_CASE(pghot_ibs_test_sources),
-	KUNIT_CASE(pghot_ibs_test_cache_hits),
-	KUNIT_CASE(pghot_ibs_test_stores),
-	KUNIT_CASE(pghot_ibs_test_rejects),
+	KUNIT_CASE(pghot_ibs_test_registers),
+	KUNIT_CASE(pghot_ibs_test_phys_needs_lin),
+	KUNIT_CASE(pghot_ibs_test_judge),
+	KUNIT_CASE(pghot_ibs_test_attr),
+	KUNIT_CASE(pghot_ibs_test_default_period),
+	KUNIT_CASE(pghot_ibs_test_cpu_check),
+	KUNIT_CASE(pghot_ibs_test_online_never_fails),
+	KUNIT_CASE(pghot_ibs_test_parse),
 	KUNIT_CASE(pghot_ibs_test_no_hardware),
 	{}
 };
