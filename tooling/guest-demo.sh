@@ -9,6 +9,10 @@
 #   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot
 #   C5  numa_balancing=0, sources 0x2, threshold 1  injected hardware hints
 #   C6  numa_balancing=0, sources 0x2, threshold 2  injected hardware hints
+# Scenario latency (emulated CXL box, tooling/emu/README) adds
+#   C0  numa_balancing=0, hot set on node 0       the ideal
+#   S1/S2  numa_balancing=0, sources 0x2, threshold 1/2, hints from the
+#       plugin's sampler at DEMO_LATENCY_DENSITIES samples/hot page/s
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -83,6 +87,40 @@ for s in $DEMO_SCENARIOS; do
 				config $c 1
 				run $s $c $r --hot-mb 1536 --hog-mb 1400 --hog-node 0 \
 					"${lock[@]}"
+			done ;;
+		latency)
+			# The emulated CXL box (demo.sh boots it for this
+			# scenario): node 2 really is slower, so ops/s show
+			# what promotion buys. C0: the hot set on node 0.
+			[ -n "${PGHOT_EMU:-}" ] || { echo "latency: not in the emulated box" >&2; exit 1; }
+			lat_dur=${DEMO_LATENCY_DURATION:-30} lat_ops=
+			if [ "$r" = 1 ]; then
+				cp "$(dirname "$PGHOT_EMU_STATS")/emu-calib.json" "$DEMO_OUT/"
+				for n in 0 2; do "$PGHOT_EMU" probe -n $n; done > "$DEMO_OUT/latency-probe.json"
+			fi
+			for c in C0 C1 C2 C4; do
+				config ${c/C0/C1} 1
+				node=2; [ $c = C0 ] && node=0
+				DEMO_DURATION=$lat_dur run $s $c $r --hot-mb "$HOT_MB" \
+					--mem-node $node
+				# The sampler's period: samples per hot page per
+				# second as asked, at C1's (all on node 2) rate.
+				[ $c = C1 ] && lat_ops=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["ops_per_sec"])' "$DEMO_OUT/raw/$s-$c-$r.json" 2>/dev/null)
+			done
+			for dens in ${DEMO_LATENCY_DENSITIES:-0.07 0.28}; do
+				period=$(python3 -c 'import sys
+print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 256))))' \
+					"${lat_ops:-1000000}" "$dens" "$HOT_MB")
+				for c in S1 S2; do
+					config C5 ${c#S}
+					tag=$c-d$dens
+					"$PGHOT_EMU" feed --period "$period" ${DEMO_SAMPLER_ARGS:-} \
+						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" &
+					feed=$!
+					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB"
+					kill $feed; wait $feed
+				done
 			done ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac
