@@ -10,10 +10,7 @@ EMU=$OUT/emu
 SRC=$TOP/tooling/emu
 QEMU=${QEMU:-qemu-system-x86_64}
 mkdir -p "$EMU"
-"$SRC/plugin-header.sh"
-command -v "$QEMU" >/dev/null || die "$QEMU is missing; run 'make setup'"
-"$QEMU" -help | grep -q -- '^-plugin' ||
-	die "$QEMU was built without TCG plugin support (no -plugin option); the emulated CXL box needs it"
+"$SRC/plugin-header.sh"	# also checks that QEMU takes -plugin
 CFLAGS="-O2 -g -Wall -Wextra -Wno-unused-parameter"
 plugin=$EMU/pghot-emu-plugin.so helper=$EMU/pghot-emu
 if [ ! -f "$plugin" ] || [ "$SRC/pghot-emu-plugin.c" -nt "$plugin" ] ||

@@ -47,6 +47,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define USER_TOP	0x0000800000000000ULL	/* x86-64 user half */
 #define LINE_MASK	(~63ULL)
 #define HIST		32		/* log2 buckets of the delivery delay */
+#define CREDIT_MAX	100000		/* cycles: about 50 us */
 
 enum { REC_SAMPLE = 1, REC_STATS = 2 };
 enum { F_STORE = 1, F_SLOW = 2 };
@@ -66,6 +67,7 @@ struct vcpu {
 	uint64_t ops, user_ops, slow_ops, delayed;
 	uint64_t samples, dropped_ring;
 	uint64_t last_line;
+	uint64_t credit;		/* TSC cycles waited too long */
 	int64_t countdown;
 	uint64_t rng;
 	uint32_t arm_gen;
@@ -110,12 +112,22 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static inline void spin(uint64_t cycles)
+/*
+ * Wait @cycles, less what earlier waits overshot (loop granularity, the
+ * host preempting the vCPU thread): the mean delay is what was asked for.
+ */
+static inline void delay(struct vcpu *v, uint64_t cycles)
 {
-	uint64_t end = __rdtsc() + cycles;
+	uint64_t t, end;
 
-	while (__rdtsc() < end)
+	if (v->credit >= cycles) {
+		v->credit -= cycles;
+		return;
+	}
+	end = __rdtsc() + cycles - v->credit;
+	while ((t = __rdtsc()) < end)
 		;
+	v->credit = t - end < CREDIT_MAX ? t - end : CREDIT_MAX;
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -198,7 +210,7 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info,
 		v->slow_ops++;
 		d = atomic_load_explicit(&delay_cycles, memory_order_relaxed);
 		if (d && (!line_coalesce || (pa & LINE_MASK) != v->last_line)) {
-			spin(d);
+			delay(v, d);
 			v->delayed++;
 		}
 		v->last_line = pa & LINE_MASK;
@@ -240,13 +252,14 @@ static void calibrate_tsc(void)
 static void check_spin(void)
 {
 	uint64_t d = atomic_load(&delay_cycles), t0;
+	static struct vcpu check;
 	const int n = 20000;
 
 	if (!d)
 		d = (uint64_t)(200 * tsc_per_ns);
 	t0 = now_ns();
 	for (int i = 0; i < n; i++)
-		spin(d);
+		delay(&check, d);
 	spin_check_ns = (double)(now_ns() - t0) / n;
 }
 

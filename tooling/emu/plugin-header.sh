@@ -9,6 +9,10 @@ set -euo pipefail
 
 EMU=$OUT/emu
 hdr=$EMU/qemu-plugin.h
+QEMU=${QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null || die "$QEMU is missing; run 'make setup'"
+"$QEMU" -help | grep -q -- '^-plugin' ||
+	die "$QEMU was built without TCG plugin support (no -plugin option); the emulated CXL box (tooling/emu) needs it"
 ver=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null) ||
 	die "qemu-system-x86 is not installed; run 'make setup'"
 if [ -f "$hdr" ] && [ "$(cat "$hdr.version" 2>/dev/null)" = "$ver" ]; then
