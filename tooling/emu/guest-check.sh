@@ -15,26 +15,31 @@ nok() { echo "emu: FAIL: $*"; fail=$((fail + 1)); }
 vmstat() { awk -v n="$1" '$1 == n { print $2 }' /proc/vmstat; }
 
 # 1. The plugin's slow ranges are node 2's memory as the guest sees it:
-# boot memory and the hot-plugged DIMM from SRAT, and no other node's.
-if dmesg | python3 -c '
-import json, re, sys
-st = json.load(open(sys.argv[1]))
-slow = [tuple(r) for r in st["slow_ranges"]]
-srat = [(int(n), int(a, 16), int(b, 16) + 1) for n, a, b in re.findall(
-    r"SRAT: Node (\d+) PXM \d+ \[mem 0x([0-9a-f]+)-0x([0-9a-f]+)\]", sys.stdin.read())]
-bad = 0
-for n, a, b in srat:
-    covered = any(s <= a and b <= e for s, e in slow)
-    touches = any(s < b and a < e for s, e in slow)
-    print(f"emu:   SRAT node {n} [{a:#x}-{b:#x}) slow={covered}")
-    if (n == 2) != covered or (n != 2 and touches):
+# every memory block of node 2 (boot memory and the hot-plugged DIMM) is
+# slow, no block of another node is.
+if python3 - "$PGHOT_EMU_STATS" <<'PY'
+import glob, json, os, re, sys
+slow = [tuple(r) for r in json.load(open(sys.argv[1]))["slow_ranges"]]
+bs = int(open("/sys/devices/system/memory/block_size_bytes").read(), 16)
+bad, seen = 0, {}
+for d in glob.glob("/sys/devices/system/node/node*/memory*"):
+    nid = int(re.search(r"node(\d+)/memory", d).group(1))
+    a = int(re.search(r"memory(\d+)$", d).group(1)) * bs
+    covered = any(s <= a and a + bs <= e for s, e in slow)
+    touches = any(s < a + bs and a < e for s, e in slow)
+    seen.setdefault((nid, covered), []).append(a)
+    if (nid == 2) != covered or (nid != 2 and touches):
         bad += 1
-if not any(n == 2 for n, _, _ in srat):
-    bad += 1
-sys.exit(bad)' "$PGHOT_EMU_STATS"; then
-	ok "slow ranges = node 2 (boot memory and DIMM) per SRAT"
+for (nid, cov), addrs in sorted(seen.items()):
+    print(f"emu:   node {nid}: {len(addrs)} blocks of {bs >> 20} MiB "
+          f"[{min(addrs):#x}-{max(addrs) + bs:#x}) slow={cov}")
+print("emu:   plugin slow ranges: " + " ".join(f"[{s:#x}-{e:#x})" for s, e in slow))
+sys.exit(1 if bad or not any(n == 2 for n, _ in seen) else 0)
+PY
+then
+	ok "slow ranges = node 2's memory blocks (boot memory and DIMM), no other node's"
 else
-	nok "slow ranges do not match node 2 in SRAT"
+	nok "slow ranges do not match node 2's memory blocks"
 fi
 
 # 2. The latency ratio, measured again after the calibration (vm.sh wrote
@@ -44,7 +49,8 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 r = c["ratio"] / c["ratio_wanted"]
 print(f"emu:   node {c['slow_node']} {c['slow_ns']:.0f} ns, node {c['fast_node']} "
-      f"{c['fast_ns']:.0f} ns (before the delay: {c['fast_ns_calib']:.0f} ns), "
+      f"{c['fast_ns']:.0f} ns (delay 0: {c['fast_ns_calib']:.0f} ns, "
+      f"ratio {c['ratio_calib']:.2f}), "
       f"ratio {c['ratio']:.2f} for {c['ratio_wanted']:.2f}, delay {c['delay_ns']} ns; "
       f"stream {c['slow_MBps']:.0f} vs {c['fast_MBps']:.0f} MB/s")
 sys.exit(0 if 0.8 <= r <= 1.2 and c["delay_ns"] > 0 else 1)
@@ -53,14 +59,13 @@ then ok "node 2 / node 0 latency within 20% of the configured ratio"
 else nok "latency ratio off by more than 20%"
 fi
 # A second, independent measurement with the same delay.
-f=$("$PGHOT_EMU" probe -n 0 -m 32 -s 1) && s=$("$PGHOT_EMU" probe -n 2 -m 32 -s 1)
-if python3 - "$VMDIR/emu-calib.json" "$f" "$s" <<'PY'
+if p=$("$PGHOT_EMU" ratio) && python3 - "$VMDIR/emu-calib.json" "$p" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-f, s = json.loads(sys.argv[2]), json.loads(sys.argv[3])
-r = s["latency_ns"] / f["latency_ns"] / c["ratio_wanted"]
-print(f"emu:   again: node 2 {s['latency_ns']:.0f} ns, node 0 {f['latency_ns']:.0f} ns, "
-      f"ratio {s['latency_ns'] / f['latency_ns']:.2f}")
+p = json.loads(sys.argv[2])
+r = p["ratio"] / c["ratio_wanted"]
+print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns, "
+      f"ratio {p['ratio']:.2f}")
 sys.exit(0 if 0.8 <= r <= 1.2 else 1)
 PY
 then ok "ratio holds on a second measurement"
@@ -73,7 +78,7 @@ before=$(vmstat pghot_reported_hwhints)
 "$PGHOT_EMU" feed --period 2000 --slow-only --json "$VMDIR/emu-check-feed.json" &
 feed=$!
 sleep 0.5
-"$PGHOT_EMU" probe -n 2 -m 16 -s 2 >/dev/null
+"$PGHOT_EMU" probe -a -n 2 -m 16 -s 2 >/dev/null
 kill $feed; wait $feed
 after=$(vmstat pghot_reported_hwhints)
 echo 0x1 > $D/enabled_sources
