@@ -249,6 +249,7 @@ def latency_report():
             "hot_pages": hot,
             "density": median(dens) if dens else None,
         })
+        fd = [f for f in fd if f.get("plugin_start") and f.get("plugin_end")]
         if fd:
             secs = [f["seconds"] for f in fd]
             per = [max((y["samples"] - x["samples"]) / f["seconds"]

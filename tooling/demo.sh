@@ -11,7 +11,9 @@
 #   DEMO_HOG_LOCKED=1 (overcommit: 0 lets reclaim demote the hog)
 #   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
-#   DEMO_SAMPLER_ARGS (more 'pghot-emu feed' options, e.g. --slow-only)
+#   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
+#   DEMO_LATENCY_SCAN='1000 1000 60000 256' (NUMA balancing scan delay,
+#   period min and max in ms, size in MB: the kernel's defaults)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +47,8 @@ if [ $demo_latency = 1 ]; then
 		"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_HOT_MB=${DEMO_HOT_MB:-256} \
 		 DEMO_LATENCY_DURATION=${DEMO_LATENCY_DURATION:-30} \
 		 DEMO_LATENCY_DENSITIES='${DEMO_LATENCY_DENSITIES:-0.07 0.28}' \
-		 DEMO_SAMPLER_ARGS='${DEMO_SAMPLER_ARGS:-}' DEMO_SCENARIOS=latency \
+		 DEMO_SAMPLER_ARGS='${DEMO_SAMPLER_ARGS:---slow-only}' \
+		 DEMO_LATENCY_SCAN='${DEMO_LATENCY_SCAN:-1000 1000 60000 256}' DEMO_SCENARIOS=latency \
 		 tooling/guest-demo.sh"
 fi
 python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"

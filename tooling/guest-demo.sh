@@ -94,6 +94,12 @@ for s in $DEMO_SCENARIOS; do
 			# what promotion buys. C0: the hot set on node 0.
 			[ -n "${PGHOT_EMU:-}" ] || { echo "latency: not in the emulated box" >&2; exit 1; }
 			lat_dur=${DEMO_LATENCY_DURATION:-30} lat_ops=
+			# NUMA balancing scans at the kernel's defaults here:
+			# in the box every hint fault costs time, as on a real
+			# one. (delay, period min, max in ms, size in MB)
+			read -r sd smin smax ssz <<< "${DEMO_LATENCY_SCAN:-1000 1000 60000 256}"
+			w $SCHED/scan_delay_ms "$sd"; w $SCHED/scan_period_min_ms "$smin"
+			w $SCHED/scan_period_max_ms "$smax"; w $SCHED/scan_size_mb "$ssz"
 			if [ "$r" = 1 ]; then
 				cp "$(dirname "$PGHOT_EMU_STATS")/emu-calib.json" "$DEMO_OUT/"
 				for n in 0 2; do "$PGHOT_EMU" probe -n $n; done > "$DEMO_OUT/latency-probe.json"
@@ -115,13 +121,20 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 				for c in S1 S2; do
 					config C5 ${c#S}
 					tag=$c-d$dens
-					"$PGHOT_EMU" feed --period "$period" ${DEMO_SAMPLER_ARGS:-} \
+					# Not on the benchmark's CPU (node 0's). By
+					# default only node-2 accesses are sampled, as
+					# an L3-miss filter would pass the benchmark's
+					# and not the feeder's own.
+					numactl --cpunodebind=1 -- "$PGHOT_EMU" feed \
+						--period "$period" ${DEMO_SAMPLER_ARGS:---slow-only} \
 						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" &
 					feed=$!
 					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB"
 					kill $feed; wait $feed
 				done
-			done ;;
+			done
+			w $SCHED/scan_delay_ms 0; w $SCHED/scan_period_min_ms 100
+			w $SCHED/scan_period_max_ms 200; w $SCHED/scan_size_mb 1024 ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac
 	done

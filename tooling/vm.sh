@@ -44,7 +44,8 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu is missing; run 'make setu
 # guest; VM_SAMPLER_PERIOD=N also runs 'pghot-emu feed --period N' for the
 # command's lifetime (VM_SAMPLER_ARGS: more feed options). Plugin
 # statistics: $VMDIR/emu-stats.json. VM_SLOWMEM_RANGES overrides the
-# slow guest-physical ranges (hex START-END, space separated).
+# slow guest-physical ranges (hex START-END, space separated). Only user
+# code is instrumented unless VM_SLOWMEM_KERNEL=1.
 emu=()
 if [ "${VM_SLOWMEM:-0}" = 1 ] || [ "${VM_SAMPLER:-0}" = 1 ] ||
    [ -n "${VM_SAMPLER_PERIOD:-}" ]; then
@@ -76,7 +77,9 @@ if [ "${VM_SLOWMEM:-0}" = 1 ] || [ "${VM_SAMPLER:-0}" = 1 ] ||
 		done
 	fi
 	[ "${VM_SLOWMEM:-0}" = 1 ] || emu_args=""	# sampler only
-	emu_args+=",delay_ns=${VM_SLOWMEM_NS:-0},sock=$VMDIR/emu.sock,stats=$VMDIR/emu-stats.json"
+	emu_k=off; [ "${VM_SLOWMEM_KERNEL:-0}" = 1 ] && emu_k=on
+	emu_args+=",delay_ns=${VM_SLOWMEM_NS:-0},kernel=$emu_k"
+	emu_args+=",sock=$VMDIR/emu.sock,stats=$VMDIR/emu-stats.json"
 	emu=(-plugin "$OUT/emu/pghot-emu-plugin.so$emu_args"
 	     -chardev "socket,id=emu,path=$VMDIR/emu.sock,server=on,wait=off"
 	     -device virtserialport,chardev=emu,name=org.pghot.emu)

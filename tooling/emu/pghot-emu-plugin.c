@@ -20,8 +20,9 @@
  *	delay NS	ack OLDEST_STAMP NEWEST_STAMP COUNT	stats
  *
  * Arguments: slow=START-END (hex, END exclusive; repeatable), delay_ns=N,
- * line=on|off, sock=PATH (sampler), stats=PATH (JSON, rewritten every
- * second, on "stats" and at exit).
+ * line=on|off, kernel=on|off (instrument kernel code too; default off),
+ * sock=PATH (sampler), stats=PATH (JSON, rewritten every second, on
+ * "stats" and at exit).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,6 +82,7 @@ static struct {
 } ranges[MAX_RANGES];
 static int nr_ranges;
 static int line_coalesce = 1;
+static int instrument_kernel;
 static struct vcpu *vcpus;
 static int max_vcpus;
 static double tsc_per_ns;
@@ -221,10 +223,18 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info,
 	}
 }
 
+/*
+ * Only user-space code is instrumented unless kernel=on: a callback costs
+ * some 100 ns of host time per access, which would make the guest kernel's
+ * memory-heavy paths (faults, migration, page copies) tens of times slower
+ * relative to user code than on hardware.
+ */
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 
+	if (!instrument_kernel && qemu_plugin_tb_vaddr(tb) >= USER_TOP)
+		return;
 	for (size_t i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
 						 mem_cb, QEMU_PLUGIN_CB_NO_REGS,
@@ -277,10 +287,10 @@ static void write_stats(void)
 		return;
 	pthread_mutex_lock(&stats_lock);
 	fprintf(f, "{\"gen\": %" PRIu64 ", \"t\": %.3f, \"delay_ns\": %" PRIu64
-		", \"line\": %d, \"tsc_per_ns\": %.4f, \"spin_check_ns\": %.1f"
+		", \"line\": %d, \"kernel\": %d, \"tsc_per_ns\": %.4f, \"spin_check_ns\": %.1f"
 		", \"spin_check_for_ns\": %.1f,\n \"slow_ranges\": [",
 		stats_gen, (now_ns() - t_start) / 1e9, atomic_load(&delay_ns),
-		line_coalesce, tsc_per_ns, spin_check_ns,
+		line_coalesce, instrument_kernel, tsc_per_ns, spin_check_ns,
 		atomic_load(&delay_cycles) ? atomic_load(&delay_ns) : 200.0);
 	for (int i = 0; i < nr_ranges; i++)
 		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
@@ -529,6 +539,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			if (!qemu_plugin_bool_parse(k, v, &b))
 				goto bad;
 			line_coalesce = b;
+		} else if (!strcmp(k, "kernel")) {
+			if (!qemu_plugin_bool_parse(k, v, &b))
+				goto bad;
+			instrument_kernel = b;
 		} else if (!strcmp(k, "sock")) {
 			sock_path = v;
 		} else if (!strcmp(k, "stats")) {

@@ -529,7 +529,10 @@ static char *plugin_stats(int fd, const char *path, char *rbuf, size_t *rlen)
 				return path ? read_file(path) : NULL;
 			}
 		}
-		*rlen %= sizeof(struct emu_rec);	/* samples: not counted */
+		/* Samples: not counted. Keep a partial record's bytes. */
+		memmove(rbuf, rbuf + *rlen - *rlen % sizeof(struct emu_rec),
+			*rlen % sizeof(struct emu_rec));
+		*rlen %= sizeof(struct emu_rec);
 	}
 	return NULL;
 }
