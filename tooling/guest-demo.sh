@@ -125,12 +125,16 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 					# default only node-2 accesses are sampled, as
 					# an L3-miss filter would pass the benchmark's
 					# and not the feeder's own.
-					numactl --cpunodebind=1 -- "$PGHOT_EMU" feed \
+					# Armed once the hot set is in place on node 2.
+					rm -f /tmp/ready
+					( while [ ! -e /tmp/ready ]; do sleep 0.05; done
+					  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed \
 						--period "$period" ${DEMO_SAMPLER_ARGS:---slow-only} \
-						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" &
+						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" ) &
 					feed=$!
-					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB"
-					kill $feed; wait $feed
+					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB" \
+						--ready-file /tmp/ready
+					touch /tmp/ready; sleep 0.2; kill $feed; wait $feed
 				done
 			done
 			w $SCHED/scan_delay_ms 0; w $SCHED/scan_period_min_ms 100
