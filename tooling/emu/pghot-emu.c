@@ -381,8 +381,8 @@ static int cmd_ratio(int argc, char **argv)
 
 /*
  * Delay for node @slow to be @ratio times as slow as @fast: from node
- * @fast's latency without delay, then corrected twice on what the ratio
- * measured in alternation really is.
+ * @fast's latency without delay, then corrected (at most four times) on
+ * what the ratio measured in alternation really is.
  */
 static int cmd_calibrate(int argc, char **argv)
 {
@@ -406,11 +406,18 @@ static int cmd_calibrate(int argc, char **argv)
 	chase(sb, 0.1);
 	p0 = measure_pair(fb, sb, slice);
 	delay = (ratio - 1) * p0.fast_ns;
-	for (int i = 0; i < 2; i++) {
+	/*
+	 * Correct on the measured ratio; stop once within 5%. A correction
+	 * is damped (half way) so that one noisy measurement of the shared
+	 * host cannot throw the delay far off.
+	 */
+	for (int i = 0; i < 4; i++) {
 		set_delay(fd, delay);
 		p = measure_pair(fb, sb, slice);
+		if (p.ratio / ratio > 0.95 && p.ratio / ratio < 1.05)
+			break;
 		if (p.ratio > 1.01)
-			delay *= (ratio - 1) / (p.ratio - 1);
+			delay *= (1 + (ratio - 1) / (p.ratio - 1)) / 2;
 	}
 	set_delay(fd, delay);
 	close(fd);
