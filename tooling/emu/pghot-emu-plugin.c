@@ -49,6 +49,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LINE_MASK	(~63ULL)
 #define HIST		32		/* log2 buckets of the delivery delay */
 #define CREDIT_MAX	100000		/* cycles: about 50 us */
+#define PREEMPTED	4000		/* cycles between two reads: preempted */
 
 enum { REC_SAMPLE = 1, REC_STATS = 2 };
 enum { F_STORE = 1, F_SLOW = 2 };
@@ -115,20 +116,27 @@ static uint64_t now_ns(void)
 }
 
 /*
- * Wait @cycles, less what earlier waits overshot (loop granularity, the
- * host preempting the vCPU thread): the mean delay is what was asked for.
+ * Wait @cycles of the vCPU thread's own running time, less what earlier
+ * waits overshot (loop granularity): the mean delay is what was asked for.
+ * A jump of the TSC between two reads means the host ran something else;
+ * that time does not count, so on a loaded host the delay stretches like
+ * the rest of the vCPU's work and the latency ratio holds.
  */
 static inline void delay(struct vcpu *v, uint64_t cycles)
 {
-	uint64_t t, end;
+	uint64_t t, prev, end;
 
 	if (v->credit >= cycles) {
 		v->credit -= cycles;
 		return;
 	}
-	end = __rdtsc() + cycles - v->credit;
-	while ((t = __rdtsc()) < end)
-		;
+	prev = __rdtsc();
+	end = prev + cycles - v->credit;
+	while ((t = __rdtsc()) < end) {
+		if (t - prev > PREEMPTED)
+			end += t - prev;
+		prev = t;
+	}
 	v->credit = t - end < CREDIT_MAX ? t - end : CREDIT_MAX;
 }
 
