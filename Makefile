@@ -7,7 +7,8 @@ SHELL := /bin/bash
 T := tooling
 
 .PHONY: all setup tree kernel selftests vm check static demo refresh \
-	vm-soak measure-core series series-check upstream-compare clean distclean
+	vm-soak measure-core series series-check upstream-compare clean distclean \
+	emu
 
 all: kernel
 
@@ -26,6 +27,10 @@ selftests: tree
 # make vm CMD='numactl -H'
 vm: kernel selftests
 	@$(T)/vm.sh "$(if $(CMD),$(CMD),true)"
+
+# The emulated CXL box's QEMU plugin and guest helper (tooling/emu/README).
+emu: setup
+	@$(T)/emu/build.sh
 
 # The whole test suite: static checks, KUnit and the kselftests in the VM.
 check: setup

@@ -77,6 +77,18 @@ boot precise 'pghot_promote pghot_hotplug pghot_hwhint' 'pghot_mode=precise'
 # between, so this boot has two CPUs on each of nodes 0 and 1.
 NODE_CPUS=2 boot upstream 'upstream/migration upstream/mem-on-off-test.sh' '' nokunit
 
+# The emulated CXL box (tooling/emu): the plugin builds and loads, slows
+# node 2 by the configured ratio and its samples reach pghot.
+phase "VM (emu): emulated CXL box, tooling/emu/guest-check.sh"
+"$TOP/tooling/emu/check.sh"
+erc=$?
+el=$(grep -E '^emu: [0-9]+ passed' "$OUT/check-emu.log" 2>/dev/null | tail -1)
+ep=$(echo "$el" | sed -n 's/emu: \([0-9]*\) passed.*/\1/p')
+ef=$(echo "$el" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+ef=${ef:-0}
+[ "$erc" = 0 ] || [ "$ef" -gt 0 ] || ef=1
+pass=$((pass + ${ep:-0})) fail=$((fail + ef))
+
 # The series as it would be posted: every patch checkpatch-clean and
 # building on its own (plain config, out/series-check).
 phase "series: make series + make series-check"

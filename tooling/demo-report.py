@@ -53,6 +53,8 @@ def load():
     """{scenario: {config: ([runs], failed count)}}"""
     runs = {}
     for path in sorted(glob.glob(os.path.join(OUT, "raw", "*"))):
+        if os.path.basename(path).startswith("latency-"):
+            continue  # latency_report() reads its own
         if path.endswith(".failed"):
             with open(path) as f:
                 scenario, config, _ = f.read().split()[0].split("/")
@@ -209,9 +211,191 @@ def plot(scenario, runs_by_config):
         print(f"demo: no plot for {scenario}: {e}", file=sys.stderr)
 
 
+# ---- latency: the emulated CXL box (tooling/emu/README) ----
+LATENCY_ORDER = ["C0", "C1", "C2", "C4"]
+
+
+def rate_series(r, window=1.0):
+    """(t, ops/s over the window ending at t) from a run's samples."""
+    pts = [(s["t"], s["ops"]) for s in r["samples"]]
+    out, j = [], 0
+    for i, (t, ops) in enumerate(pts):
+        while j < i and pts[j][0] < t - window - 1e-9:
+            j += 1
+        if j < i and t - pts[j][0] >= window * 0.75:
+            out.append((t, (ops - pts[j][1]) / (t - pts[j][0])))
+    return out
+
+
+def load_latency():
+    """{config: [run or None for a failed run]}, feed summaries, reps."""
+    paths = glob.glob(os.path.join(OUT, "raw", "latency-*"))
+    keys = {}
+    for p in paths:
+        base = os.path.basename(p)
+        stem = base[len("latency-"):].rsplit(".", 1)[0]
+        config, rep = stem.rsplit("-", 1)
+        keys.setdefault(config, set()).add(int(rep))
+    reps = max((max(v) for v in keys.values()), default=0)
+    runs, feeds = {}, {}
+    for config in keys:
+        for rep in range(1, reps + 1):
+            run = feed = None
+            try:
+                with open(os.path.join(OUT, "raw", f"latency-{config}-{rep}.json")) as f:
+                    run = json.load(f)
+            except (OSError, ValueError):
+                pass
+            try:
+                with open(os.path.join(OUT, "raw", f"latency-{config}-{rep}.feed")) as f:
+                    feed = json.load(f)
+            except (OSError, ValueError):
+                pass
+            runs.setdefault(config, []).append(run)
+            feeds.setdefault(config, []).append(feed)
+    return runs, feeds, reps
+
+
+def latency_report():
+    runs, feeds, reps = load_latency()
+    if not runs:
+        return []
+    c0 = median([r["ops_per_sec"] for r in runs.get("C0", []) if r])
+    if not c0:
+        print("\n== latency: no C0 run, no reference")
+        return []
+    order = [c for c in LATENCY_ORDER if c in runs] + sorted(
+        c for c in runs if c not in LATENCY_ORDER)
+    print(f"\n== latency (emulated CXL box), median of up to {reps} runs; "
+          f"C0 = {c0:,.0f} ops/s")
+    try:
+        with open(os.path.join(OUT, "emu-calib.json")) as f:
+            cal = json.load(f)
+        print(f"slow memory: node {cal['slow_node']} {cal['slow_ns']:.0f} ns vs node "
+              f"{cal['fast_node']} {cal['fast_ns']:.0f} ns per dependent load "
+              f"(ratio {cal['ratio']:.2f}, wanted {cal['ratio_wanted']:.2f}; delay "
+              f"{cal['delay_ns']} ns); stream {cal['slow_MBps']:.0f} vs "
+              f"{cal['fast_MBps']:.0f} MB/s")
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        with open(os.path.join(OUT, "latency-probe.json")) as f:
+            for line in f:
+                p = json.loads(line)
+                print(f"probe: node {p['node']}: {p['latency_ns']:.0f} ns per load, "
+                      f"stream {p['stream_MBps']:.0f} MB/s")
+    except (OSError, ValueError, KeyError):
+        pass
+    print(f"\n{'config':12}{'density':>8}{'runs ok':>8}{'failed':>7}{'ops/s':>12}"
+          f"{'avg/C0':>8}{'end/C0':>8}{'s to 90%':>9}{'hot promoted':>13}")
+    rows, plots = [], []
+    for config in order:
+        ok = [r for r in runs[config] if r]
+        failed = len(runs[config]) - len(ok)
+        fd = [f for f in feeds[config] if f]
+        row = {"scenario": "latency", "config": config.split("-d")[0],
+               "label": config, "runs": len(ok), "failed_runs": failed}
+        if "-d" in config:
+            row["density_asked"] = float(config.split("-d")[1])
+        if not ok:
+            print(f"{config:12}{'':>8}{0:>8}{failed:>7}  all runs failed")
+            rows.append(row)
+            continue
+        hot = ok[0]["hot_pages"]
+        avg = [r["ops_per_sec"] / c0 for r in ok]
+        ends, t90s = [], []
+        for r in ok:
+            ser = rate_series(r)
+            tail = [v for t, v in ser if t >= r["elapsed_s"] - 5]
+            ends.append(sum(tail) / len(tail) / c0 if tail else None)
+            t90s.append(next((t for t, v in ser if v >= 0.9 * c0), None))
+        dens = [f["samples"] / f["seconds"] / hot for f in fd if f["seconds"]]
+        row.update({
+            "ops_per_sec": median([r["ops_per_sec"] for r in ok]),
+            "avg_frac_c0": median(avg), "end_frac_c0": median(ends),
+            # None (never) counts as the longest.
+            "seconds_to_90pct_c0": sorted(
+                t90s, key=lambda t: float("inf") if t is None else t)[len(t90s) // 2],
+            "promoted_hot_pages": median([r["promoted_hot_pages"] for r in ok]),
+            "hot_pages": hot,
+            "density": median(dens) if dens else None,
+        })
+        fd = [f for f in fd if f.get("plugin_start") and f.get("plugin_end")]
+        if fd:
+            secs = [f["seconds"] for f in fd]
+            per = [max((y["samples"] - x["samples"]) / f["seconds"]
+                       for x, y in zip(f["plugin_start"]["vcpus"],
+                                       f["plugin_end"]["vcpus"]))
+                   for f in fd if f["plugin_start"] and f["plugin_end"]]
+            row["sampler"] = {
+                "period": fd[0]["period"],
+                "samples_per_s_busiest_vcpu": median(per) if per else None,
+                "injected": median([f["injected"] for f in fd]),
+                "rejected": median([f["rejected"] for f in fd]),
+                "dropped_ring": median([sum(y["dropped_ring"] - x["dropped_ring"]
+                                        for x, y in zip(f["plugin_start"]["vcpus"],
+                                                        f["plugin_end"]["vcpus"]))
+                                        for f in fd if f["plugin_end"]]),
+                "dropped_link": median([f["plugin_end"]["sampler"]["dropped_link"]
+                                        - f["plugin_start"]["sampler"]["dropped_link"]
+                                        for f in fd if f["plugin_end"]]),
+                "delivery_avg_ms": median([f["plugin_end"]["sampler"]["delay_avg_ms"]
+                                           for f in fd if f["plugin_end"]]),
+                "delivery_max_ms": max(f["plugin_end"]["sampler"]["delay_max_ms"]
+                                       for f in fd if f["plugin_end"]),
+                "seconds": median(secs),
+            }
+        t90 = row["seconds_to_90pct_c0"]
+        print(f"{config:12}{fmt(row['density'], '.3f'):>8}{len(ok):>8}{failed:>7}"
+              f"{row['ops_per_sec']:>12,.0f}{row['avg_frac_c0']:>8.2f}"
+              f"{fmt(row['end_frac_c0'], '.2f'):>8}{fmt(t90, '.1f'):>9}"
+              f"{100.0 * row['promoted_hot_pages'] / hot:>12.1f}%")
+        rows.append(row)
+        # The run with the median average stands for the config.
+        plots.append((config, sorted(ok, key=lambda x: x["ops_per_sec"])[len(ok) // 2]))
+    print("(avg/C0: the run's ops/s over C0's; end/C0: the last 5 s; s to 90%: "
+          "first 1-s window at 0.9 of C0, '-' never)")
+    samp = [r for r in rows if r.get("sampler")]
+    if samp:
+        print(f"\nsampler{'':5}{'period':>8}{'samples/s':>10}{'injected':>10}"
+              f"{'rejected':>9}{'drop ring':>10}{'drop link':>10}{'delay avg':>10}{'max ms':>8}")
+        for r in samp:
+            sm = r["sampler"]
+            print(f"{r['label']:12}{sm['period']:>8}"
+                  f"{fmt(sm['samples_per_s_busiest_vcpu']):>10}{fmt(sm['injected']):>10}"
+                  f"{fmt(sm['rejected']):>9}{fmt(sm['dropped_ring']):>10}"
+                  f"{fmt(sm['dropped_link']):>10}{fmt(sm['delivery_avg_ms'], '.2f'):>10}"
+                  f"{fmt(sm['delivery_max_ms'], '.1f'):>8}")
+        print("(samples/s: of the benchmark's vCPU; delay: plugin to pghot_reported, ms)")
+    # Throughput relative to C0 over time.
+    series = []
+    for config, r in plots:
+        dat = os.path.join(OUT, f"latency-{config}.dat")
+        with open(dat, "w") as f:
+            for t, v in rate_series(r):
+                f.write(f"{t} {v / c0}\n")
+        series.append((config, dat))
+    svg = os.path.join(OUT, "latency.svg")
+    cmds = [
+        "set terminal svg size 900,500 dynamic", f"set output '{svg}'",
+        "set title 'pghot demo, latency (emulated CXL box): ops/s relative to C0 "
+        "(hot set on node 0)'",
+        "set xlabel 'seconds'", "set ylabel 'ops/s / C0'", "set key outside right",
+        "set yrange [0:1.3]",
+        "plot " + ", ".join(f"'{d}' using 1:2 with lines lw 2 lc {i + 1} title '{c}'"
+                            for i, (c, d) in enumerate(series)),
+    ]
+    try:
+        subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=True)
+        print(f"\nplot: {svg}")
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"demo: no plot for latency: {e}", file=sys.stderr)
+    return rows
+
+
 def main():
     runs = load()
-    if not runs:
+    if not runs and not glob.glob(os.path.join(OUT, "raw", "latency-*")):
         sys.exit("demo: no results in " + os.path.join(OUT, "raw"))
     results = []
     order = SCENARIO_ORDER + sorted(set(runs) - set(SCENARIO_ORDER))
@@ -226,6 +410,7 @@ def main():
         tables(scenario, rows)
         plot(scenario, [(c, rs) for c, (rs, _) in configs])
         results.extend(rows)
+    results.extend(latency_report())
     path = os.path.join(OUT, "results.json")
     with open(path, "w") as f:
         json.dump(results, f, indent=1)

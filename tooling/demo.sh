@@ -5,13 +5,21 @@
 # tooling/guest-demo.sh for scenarios and configurations), and print the
 # tables; results.json and residency plots go to out/demo/.
 #
-#   DEMO_SCENARIOS='promotion precision overcommit coldhog scale-256 scale-1024 scale-2048'
+#   DEMO_SCENARIOS='promotion precision overcommit coldhog scale-256
+#                   scale-1024 scale-2048 latency'
 #   DEMO_REPS=3  DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256 (promotion)
 #   DEMO_PRECISION_MB=64 (hot and cold set, precision)
 #   DEMO_HOG_LOCKED=1 (overcommit: 0 lets reclaim demote the hog)
 #   DEMO_SCALE_DURATION=60 (seconds per scale run)
+#   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
+#   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
+#   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
+#   DEMO_LATENCY_SCAN='1000 1000 60000 256' (NUMA balancing scan delay,
+#   period min and max in ms, size in MB: the kernel's defaults)
 # The scale scenarios need a larger VM (DEMO_SCALE_NODE0_MB=4096,
-# DEMO_SCALE_NODE2_MB=3072): they run in a second boot of the same kernel.
+# DEMO_SCALE_NODE2_MB=3072) and the latency scenario the emulated CXL box
+# (tooling/emu/README): each group runs in a boot of its own of the same
+# kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,28 +30,37 @@ start=$(date +%s)
 DEMO_OUT=${DEMO_OUT:-$OUT/demo}
 rm -rf "$DEMO_OUT"
 mkdir -p "$DEMO_OUT/raw"
-scenarios=${DEMO_SCENARIOS:-promotion precision overcommit coldhog scale-256 scale-1024 scale-2048}
-small="" scale=""
+scenarios=${DEMO_SCENARIOS:-promotion precision overcommit coldhog scale-256 scale-1024 scale-2048 latency}
+small="" scale="" latency=""
 for s in $scenarios; do
-	case $s in scale-*) scale="$scale $s" ;; *) small="$small $s" ;; esac
+	case $s in
+	scale-*) scale="$scale $s" ;;
+	latency) latency=" latency" ;;
+	*) small="$small $s" ;;
+	esac
 done
 # The commit the figures come from, for the cover letter.
 commit=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)
 git -C "$TOP" diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
 echo "$commit" > "$DEMO_OUT/commit"
 
-demo_boot() {	# scenarios [vm.sh environment...]
-	local list=$1
-	shift
+demo_boot() {	# scenarios vmdir [vm.sh environment...]
+	local list=$1 vmdir=$2
+	shift 2
 	log "running$list in the VM (progress below)"
-	env "$@" VM_TIMEOUT="${VM_TIMEOUT:-7200}" VMDIR="$OUT/vm-demo" "$TOP/tooling/vm.sh" \
+	env "$@" VM_TIMEOUT="${VM_TIMEOUT:-7200}" VMDIR="$vmdir" "$TOP/tooling/vm.sh" \
 		"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_DURATION=${DEMO_DURATION:-20} \
 		 DEMO_HOT_MB=${DEMO_HOT_MB:-256} DEMO_PRECISION_MB=${DEMO_PRECISION_MB:-64} \
 		 DEMO_HOG_LOCKED=${DEMO_HOG_LOCKED:-1} DEMO_SCALE_DURATION=${DEMO_SCALE_DURATION:-60} \
+		 DEMO_LATENCY_DURATION=${DEMO_LATENCY_DURATION:-30} \
+		 DEMO_LATENCY_DENSITIES='${DEMO_LATENCY_DENSITIES:-0.07 0.28}' \
+		 DEMO_SAMPLER_ARGS='${DEMO_SAMPLER_ARGS:---slow-only}' \
+		 DEMO_LATENCY_SCAN='${DEMO_LATENCY_SCAN:-1000 1000 60000 256}' \
 		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"
 }
-[ -z "$small" ] || demo_boot "$small"
-[ -z "$scale" ] || demo_boot "$scale" NODE0_MB="${DEMO_SCALE_NODE0_MB:-4096}" \
-	NODE2_MB="${DEMO_SCALE_NODE2_MB:-3072}"
+[ -z "$small" ] || demo_boot "$small" "$OUT/vm-demo"
+[ -z "$scale" ] || demo_boot "$scale" "$OUT/vm-demo-scale" \
+	NODE0_MB="${DEMO_SCALE_NODE0_MB:-4096}" NODE2_MB="${DEMO_SCALE_NODE2_MB:-3072}"
+[ -z "$latency" ] || demo_boot "$latency" "$OUT/vm-demo-latency" VM_SLOWMEM=1 VM_SAMPLER=1
 DEMO_COMMIT=$commit python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"
-log "demo done in $(( $(date +%s) - start )) s. The VM's memory is equally fast on every node: these runs show what moves, when and at what cost, not a latency gain."
+log "demo done in $(( $(date +%s) - start )) s. Outside the latency scenario the VM's memory is equally fast on every node: those runs show what moves, when and at what cost, not a latency gain."

@@ -14,6 +14,10 @@
 # no sampler does. The nodes are the benchmark's own choice (the first
 # top-tier node with CPUs, the first lower-tier node with memory). A run
 # that fails leaves <label>.failed beside the JSON of the others.
+# Scenario latency (emulated CXL box, tooling/emu/README) adds
+#   C0  numa_balancing=0, hot set on node 0       the ideal
+#   S1/S2  numa_balancing=0, sources 0x2, threshold 1/2, hints from the
+#       plugin's sampler at DEMO_LATENCY_DENSITIES samples/hot page/s
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -106,6 +110,57 @@ for s in $DEMO_SCENARIOS; do
 				DEMO_DURATION=$SCALE_DURATION run $s $c $r \
 					--hot-mb "${s#scale-}"
 			done ;;
+		latency)
+			# The emulated CXL box (demo.sh boots it for this
+			# scenario): node 2 really is slower, so ops/s show
+			# what promotion buys. C0: the hot set on node 0.
+			[ -n "${PGHOT_EMU:-}" ] || { echo "latency: not in the emulated box" >&2; exit 1; }
+			lat_dur=${DEMO_LATENCY_DURATION:-30} lat_ops=
+			# NUMA balancing scans at the kernel's defaults here:
+			# in the box every hint fault costs time, as on a real
+			# one. (delay, period min, max in ms, size in MB)
+			read -r sd smin smax ssz <<< "${DEMO_LATENCY_SCAN:-1000 1000 60000 256}"
+			w $SCHED/scan_delay_ms "$sd"; w $SCHED/scan_period_min_ms "$smin"
+			w $SCHED/scan_period_max_ms "$smax"; w $SCHED/scan_size_mb "$ssz"
+			if [ "$r" = 1 ]; then
+				cp "$(dirname "$PGHOT_EMU_STATS")/emu-calib.json" "$DEMO_OUT/"
+				for n in 0 2; do "$PGHOT_EMU" probe -n $n; done > "$DEMO_OUT/latency-probe.json"
+			fi
+			for c in C0 C1 C2 C4; do
+				config ${c/C0/C1} 1
+				node=2; [ $c = C0 ] && node=0
+				DEMO_DURATION=$lat_dur run $s $c $r --hot-mb "$HOT_MB" \
+					--mem-node $node
+				# The sampler's period: samples per hot page per
+				# second as asked, at C1's (all on node 2) rate.
+				[ $c = C1 ] && lat_ops=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["ops_per_sec"])' "$DEMO_OUT/raw/$s-$c-$r.json" 2>/dev/null)
+			done
+			for dens in ${DEMO_LATENCY_DENSITIES:-0.07 0.28}; do
+				period=$(python3 -c 'import sys
+print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 256))))' \
+					"${lat_ops:-1000000}" "$dens" "$HOT_MB")
+				for c in S1 S2; do
+					config C5 ${c#S}
+					tag=$c-d$dens
+					# Not on the benchmark's CPU (node 0's). By
+					# default only node-2 accesses are sampled, as
+					# an L3-miss filter would pass the benchmark's
+					# and not the feeder's own.
+					# Armed once the hot set is in place on node 2.
+					rm -f /tmp/ready
+					( while [ ! -e /tmp/ready ]; do sleep 0.05; done
+					  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed \
+						--period "$period" ${DEMO_SAMPLER_ARGS:---slow-only} \
+						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" ) &
+					feed=$!
+					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB" \
+						--ready-file /tmp/ready
+					touch /tmp/ready; sleep 0.2; kill $feed; wait $feed
+				done
+			done
+			w $SCHED/scan_delay_ms 0; w $SCHED/scan_period_min_ms 100
+			w $SCHED/scan_period_max_ms 200; w $SCHED/scan_size_mb 1024 ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac
 	done

@@ -9,7 +9,7 @@ KSRC_PKG=linux-source-7.3
 
 want_pkgs=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio kmod
 	   rsync python3 python3-ply python3-git git sparse numactl libnuma-dev
-	   xz-utils gnuplot-nox
+	   xz-utils gnuplot-nox libglib2.0-dev
 	   qemu-system-x86 "$KSRC_PKG")
 
 need=()
@@ -23,7 +23,10 @@ case "$qemu_ver" in
 	*bpo12*) ;;
 	*) need+=(qemu-system-x86) ;;
 esac
-[ ${#need[@]} -eq 0 ] && exit 0
+# The TCG plugin header of the installed QEMU, from its source package
+# (for the emulated CXL box, tooling/emu), once the packages are there.
+emu_header() { "$(dirname "$0")/emu/plugin-header.sh"; }
+if [ ${#need[@]} -eq 0 ]; then emu_header; exit; fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup: missing packages (${need[*]}); run 'make setup' as root" >&2
@@ -59,3 +62,4 @@ EOT
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${want_pkgs[@]}"
+emu_header

@@ -34,6 +34,73 @@ VMDIR=${VMDIR:-$OUT/vm}
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL; run 'make kernel'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu is missing; run 'make setup'"
 
+# ---- Emulated CXL box (tooling/emu/README); off unless asked for. ----
+# VM_SLOWMEM=1: every guest load/store to node 2 (boot memory and DIMM)
+# busy-waits in a QEMU TCG plugin so that node 2's latency is
+# VM_SLOWMEM_RATIO (default HMAT 250/80) times node 0's as the guest's
+# pointer-chase probe measures it: calibrated at the start of the command
+# (out: $VMDIR/emu-calib.json), or VM_SLOWMEM_NS extra ns per access.
+# VM_SAMPLER=1: the IBS-like sampler, armed by 'pghot-emu feed' in the
+# guest; VM_SAMPLER_PERIOD=N also runs 'pghot-emu feed --period N' for the
+# command's lifetime (VM_SAMPLER_ARGS: more feed options). Plugin
+# statistics: $VMDIR/emu-stats.json. VM_SLOWMEM_RANGES overrides the
+# slow guest-physical ranges (hex START-END, space separated). Only user
+# code is instrumented unless VM_SLOWMEM_KERNEL=1.
+emu=()
+if [ "${VM_SLOWMEM:-0}" = 1 ] || [ "${VM_SAMPLER:-0}" = 1 ] ||
+   [ -n "${VM_SAMPLER_PERIOD:-}" ]; then
+	"$TOP/tooling/emu/build.sh" || exit 1
+	mkdir -p "$VMDIR"
+	rm -f "$VMDIR/emu.sock" "$VMDIR/emu-stats.json" "$VMDIR/emu-calib.json"
+	# QEMU's pc machine: RAM (nodes in order) below 4 GiB up to 3 GiB
+	# when it needs more than 3.5 GiB, the rest from 4 GiB; DIMMs from
+	# the next GiB boundary after that.
+	emu_mem=$((NODE0_MB + NODE1_MB + NODE2_MB)) emu_low=$emu_mem
+	[ $emu_mem -lt 3584 ] || emu_low=3072
+	emu_gpa() { if [ "$1" -lt $emu_low ]; then echo "$1"; else echo $(($1 - emu_low + 4096)); fi; }
+	emu_a=$((NODE0_MB + NODE1_MB)) emu_b=$emu_mem emu_r=()
+	if [ $emu_a -lt $emu_low ] && [ $emu_b -gt $emu_low ]; then
+		emu_r+=("$emu_a $emu_low" "4096 $(emu_gpa $emu_b)")
+	else
+		emu_r+=("$(emu_gpa $emu_a) $(( $(emu_gpa $emu_a) + NODE2_MB ))")
+	fi
+	emu_top=$((emu_mem > emu_low ? emu_mem - emu_low + 4096 : 4096))
+	emu_d=$(( (emu_top + 1023) / 1024 * 1024 ))
+	[ "$NODE2_DIMM_MB" -gt 0 ] && emu_r+=("$emu_d $((emu_d + NODE2_DIMM_MB))")
+	emu_args=""
+	if [ -n "${VM_SLOWMEM_RANGES:-}" ]; then
+		for r in $VM_SLOWMEM_RANGES; do emu_args+=",slow=$r"; done
+	else
+		for r in "${emu_r[@]}"; do
+			read -r emu_s emu_e <<< "$r"
+			emu_args+=$(printf ',slow=%x-%x' $((emu_s << 20)) $((emu_e << 20)))
+		done
+	fi
+	[ "${VM_SLOWMEM:-0}" = 1 ] || emu_args=""	# sampler only
+	emu_k=off; [ "${VM_SLOWMEM_KERNEL:-0}" = 1 ] && emu_k=on
+	emu_args+=",delay_ns=${VM_SLOWMEM_NS:-0},kernel=$emu_k"
+	emu_args+=",sock=$VMDIR/emu.sock,stats=$VMDIR/emu-stats.json"
+	emu=(-plugin "$OUT/emu/pghot-emu-plugin.so$emu_args"
+	     -chardev "socket,id=emu,path=$VMDIR/emu.sock,server=on,wait=off"
+	     -device virtserialport,chardev=emu,name=org.pghot.emu)
+	emu_pre="export PGHOT_EMU=$OUT/emu/pghot-emu PGHOT_EMU_STATS=$VMDIR/emu-stats.json"
+	if [ "${VM_SLOWMEM:-0}" = 1 ] && [ -z "${VM_SLOWMEM_NS:-}" ]; then
+		emu_pre+="
+\$PGHOT_EMU calibrate -r ${VM_SLOWMEM_RATIO:-3.125} > $VMDIR/emu-calib.json || exit 1
+echo \"emu: \$(cat $VMDIR/emu-calib.json)\" >&2"
+	fi
+	emu_post=""
+	if [ -n "${VM_SAMPLER_PERIOD:-}" ]; then
+		emu_pre+="
+\$PGHOT_EMU feed --period $VM_SAMPLER_PERIOD ${VM_SAMPLER_ARGS:-} --json $VMDIR/emu-feed.json & emu_feed=\$!"
+		emu_post="kill \$emu_feed; wait \$emu_feed"
+	fi
+	set -- "$emu_pre
+( $* ); emu_rc=\$?
+$emu_post
+exit \$emu_rc"
+fi
+
 mkdir -p "$VMDIR"
 rm -f "$VMDIR/rc"
 printf '%s\n' "$*" > "$VMDIR/cmd.sh"
@@ -85,7 +152,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-device virtio-serial-pci -chardev stdio,id=cmdout,signal=off \
 	-device virtconsole,chardev=cmdout \
 	-serial file:"$console" -display none -monitor none \
-	-no-reboot -nodefaults </dev/null
+	-no-reboot -nodefaults "${emu[@]}" </dev/null
 qrc=$?
 
 rc=$(cat "$VMDIR/rc" 2>/dev/null)

@@ -121,6 +121,7 @@ struct options {
 	unsigned long long seed;
 	const char *label;
 	const char *json;		/* NULL: stdout */
+	const char *ready_file;
 	unsigned long long hog_mb;
 	int hog_node;
 	int hog_locked;
@@ -311,7 +312,7 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_HELP,
+	OPT_READY_FILE, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -333,6 +334,7 @@ static const struct option long_opts[] = {
 	{ "hog-locked",		no_argument,       NULL, OPT_HOG_LOCKED },
 	{ "inject-rounds",	required_argument, NULL, OPT_INJECT_ROUNDS },
 	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
+	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
 	{ "help",		no_argument,       NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -366,6 +368,8 @@ static const char usage_text[] =
 	"  --inject-rounds R       write the hot set's PFNs to\n"
 	"                          " INJECT_PATH " R times (needs root)\n"
 	"  --inject-interval-ms I  between rounds (default 1000)\n"
+	"  --ready-file FILE       create FILE when the sets are placed and the\n"
+	"                          run starts (to start an outside sampler)\n"
 	"  --help                  this text\n"
 	"\n"
 	"Exit status: 0 done, 1 bad option, 2 the system cannot run it.\n";
@@ -472,6 +476,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LABEL:
 			o->label = optarg;
+			break;
+		case OPT_READY_FILE:
+			o->ready_file = optarg;
 			break;
 		case OPT_JSON:
 			if (!*optarg)
@@ -1086,6 +1093,14 @@ static void run_bench(struct bench *b)
 
 	if (read_counters(&b->vm_start))
 		die(EXIT_SETUP, "reading /proc/vmstat: %s", strerror(errno));
+	if (o->ready_file) {
+		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0)
+			die(EXIT_SETUP, "--ready-file %s: %s", o->ready_file,
+			    strerror(errno));
+		close(fd);
+	}
 	run.t0 = now_s();
 	for (i = 0; i < o->threads; i++)
 		start_thread(&b->workers[i].tid, worker_fn, &b->workers[i]);

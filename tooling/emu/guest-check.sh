@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the test VM booted by tooling/emu/check.sh (VM_SLOWMEM=1,
+# VM_SAMPLER=1; vm.sh has calibrated the slow memory already). Checks that
+# the plugin slows exactly node 2's memory by the configured ratio (+-20%)
+# and that its samples reach pghot (pghot_reported_hwhints). Ends with
+# "emu: N passed, N failed".
+set -uo pipefail
+: "${PGHOT_EMU:?not booted with VM_SLOWMEM/VM_SAMPLER}" "${PGHOT_EMU_STATS:?}"
+VMDIR=$(dirname "$PGHOT_EMU_STATS")
+D=/sys/kernel/debug/pghot
+pass=0 fail=0
+ok() { echo "emu: ok: $*"; pass=$((pass + 1)); }
+nok() { echo "emu: FAIL: $*"; fail=$((fail + 1)); }
+vmstat() { awk -v n="$1" '$1 == n { print $2 }' /proc/vmstat; }
+
+# 1. The plugin's slow ranges are node 2's memory as the guest sees it:
+# every memory block of node 2 (boot memory and the hot-plugged DIMM) is
+# slow, no block of another node is.
+if python3 - "$PGHOT_EMU_STATS" <<'PY'
+import glob, json, os, re, sys
+slow = [tuple(r) for r in json.load(open(sys.argv[1]))["slow_ranges"]]
+bs = int(open("/sys/devices/system/memory/block_size_bytes").read(), 16)
+bad, seen = 0, {}
+for d in glob.glob("/sys/devices/system/node/node*/memory*"):
+    nid = int(re.search(r"node(\d+)/memory", d).group(1))
+    a = int(re.search(r"memory(\d+)$", d).group(1)) * bs
+    covered = any(s <= a and a + bs <= e for s, e in slow)
+    touches = any(s < a + bs and a < e for s, e in slow)
+    seen.setdefault((nid, covered), []).append(a)
+    if (nid == 2) != covered or (nid != 2 and touches):
+        bad += 1
+for (nid, cov), addrs in sorted(seen.items()):
+    print(f"emu:   node {nid}: {len(addrs)} blocks of {bs >> 20} MiB "
+          f"[{min(addrs):#x}-{max(addrs) + bs:#x}) slow={cov}")
+print("emu:   plugin slow ranges: " + " ".join(f"[{s:#x}-{e:#x})" for s, e in slow))
+sys.exit(1 if bad or not any(n == 2 for n, _ in seen) else 0)
+PY
+then
+	ok "slow ranges = node 2's memory blocks (boot memory and DIMM), no other node's"
+else
+	nok "slow ranges do not match node 2's memory blocks"
+fi
+
+# 2. The latency ratio, measured again after the calibration (vm.sh wrote
+# emu-calib.json at the start of this command).
+if python3 - "$VMDIR/emu-calib.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+r = c["ratio"] / c["ratio_wanted"]
+print(f"emu:   node {c['slow_node']} {c['slow_ns']:.0f} ns, node {c['fast_node']} "
+      f"{c['fast_ns']:.0f} ns (delay 0: {c['fast_ns_calib']:.0f} ns, "
+      f"ratio {c['ratio_calib']:.2f}), "
+      f"ratio {c['ratio']:.2f} for {c['ratio_wanted']:.2f}, delay {c['delay_ns']} ns; "
+      f"stream {c['slow_MBps']:.0f} vs {c['fast_MBps']:.0f} MB/s")
+sys.exit(0 if 0.8 <= r <= 1.2 and c["delay_ns"] > 0 else 1)
+PY
+then ok "node 2 / node 0 latency within 20% of the configured ratio"
+else nok "latency ratio off by more than 20%"
+fi
+# A second, independent measurement with the same delay.
+if p=$("$PGHOT_EMU" ratio) && python3 - "$VMDIR/emu-calib.json" "$p" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+p = json.loads(sys.argv[2])
+r = p["ratio"] / c["ratio_wanted"]
+print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns, "
+      f"ratio {p['ratio']:.2f}")
+sys.exit(0 if 0.8 <= r <= 1.2 else 1)
+PY
+then ok "ratio holds on a second measurement"
+else nok "ratio off by more than 20% on a second measurement"
+fi
+
+# 3. Samples of a user-space workload on node 2 reach pghot.
+echo 0x2 > $D/enabled_sources
+before=$(vmstat pghot_reported_hwhints)
+"$PGHOT_EMU" feed --period 2000 --slow-only --json "$VMDIR/emu-check-feed.json" &
+feed=$!
+sleep 0.5
+"$PGHOT_EMU" probe -a -n 2 -m 16 -s 2 >/dev/null
+kill $feed; wait $feed
+after=$(vmstat pghot_reported_hwhints)
+echo 0x1 > $D/enabled_sources
+if python3 - "$VMDIR/emu-check-feed.json" "$((after - before))" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+rep = int(sys.argv[2])
+a, b = f["plugin_start"], f["plugin_end"]
+secs = f["seconds"]
+per = [(y["samples"] - x["samples"]) / secs for x, y in zip(a["vcpus"], b["vcpus"])]
+ring = sum(y["dropped_ring"] - x["dropped_ring"] for x, y in zip(a["vcpus"], b["vcpus"]))
+s0, s1 = a["sampler"], b["sampler"]
+print(f"emu:   {f['samples']} samples in {secs:.1f} s, per vCPU/s "
+      + " ".join(f"{p:.0f}" for p in per)
+      + f"; injected {f['injected']}, rejected {f['rejected']}, "
+      f"reported_hwhints +{rep}; dropped ring {ring}, link "
+      f"{s1['dropped_link'] - s0['dropped_link']}; delivery delay avg "
+      f"{s1['delay_avg_ms']:.2f} ms, max {s1['delay_max_ms']:.2f} ms")
+ok = f["injected"] > 0 and rep >= f["injected"] and f["rejected"] == 0 \
+    and f["bad_records"] == 0 and s1["acked"] > s0["acked"]
+sys.exit(0 if ok else 1)
+PY
+then ok "sampled accesses reach pghot_reported_hwhints"
+else nok "samples did not reach pghot"
+fi
+echo "emu: $pass passed, $fail failed"
+[ $fail = 0 ]
