@@ -2,10 +2,11 @@
 /*
  * pghot: page hotness tracking and promotion of hot lower-tier pages.
  *
- * Sources report accesses to pages on lower-tier (non-toptier) memory with
- * pghot_record_access(). A page accessed freq_threshold times, each access
- * within promote_window_ms of the previous one, becomes migrate-ready and
- * is promoted to a top-tier node by the kmigrated thread of its node.
+ * Sources report accesses to pages of lower-tier (non-toptier) memory. A
+ * page accessed freq_threshold times, each access within promote_window_ms
+ * of the previous one, becomes migrate-ready and is promoted to a top-tier
+ * node by the kmigrated thread of its node. See
+ * Documentation/admin-guide/mm/pghot.rst.
  */
 #ifndef _LINUX_PGHOT_H
 #define _LINUX_PGHOT_H
@@ -14,8 +15,9 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-struct folio;
 struct page;
+
+struct folio;
 
 /**
  * enum pghot_src - sources of page hotness information
@@ -86,19 +88,29 @@ struct pghot_hwhint_provider {
 struct dentry;
 
 #ifdef CONFIG_PGHOT
-extern unsigned int pghot_enabled_sources;
-DECLARE_STATIC_KEY_FALSE(pghot_tracking);
 
+DECLARE_STATIC_KEY_FALSE(pghot_tracking);
+void __pghot_free_pages(struct page *page, unsigned int order);
+
+extern unsigned int pghot_enabled_sources;
 int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
 bool __pghot_hint_fault(struct folio *folio, int target, bool hot);
-void __pghot_free_pages(struct page *page, unsigned int order);
 void __pghot_folio_demoted(struct folio *folio);
+
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
 int pghot_hwhint_register(struct pghot_hwhint_provider *p);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
 void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
+
 struct dentry *pghot_debugfs_dir(void);
+
+/* The page allocator frees pages: forget their hotness. */
+static inline void pghot_free_pages(struct page *page, unsigned int order)
+{
+	if (static_branch_unlikely(&pghot_tracking))
+		__pghot_free_pages(page, order);
+}
 
 /**
  * pghot_src_enabled - is a hotness source enabled
@@ -131,20 +143,19 @@ static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
 	return __pghot_hint_fault(folio, target, hot);
 }
 
-/* The page allocator frees pages: forget their hotness. */
-static inline void pghot_free_pages(struct page *page, unsigned int order)
-{
-	if (static_branch_unlikely(&pghot_tracking))
-		__pghot_free_pages(page, order);
-}
-
 /* Reclaim demotes into @folio, just allocated on a lower tier. */
 static inline void pghot_folio_demoted(struct folio *folio)
 {
 	if (static_branch_unlikely(&pghot_tracking))
 		__pghot_folio_demoted(folio);
 }
+
 #else
+
+static inline void pghot_free_pages(struct page *page, unsigned int order)
+{
+}
+
 static inline int pghot_record_access(unsigned long pfn, int nid,
 				      enum pghot_src src, unsigned long now)
 {
@@ -161,13 +172,10 @@ static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
 	return false;
 }
 
-static inline void pghot_free_pages(struct page *page, unsigned int order)
-{
-}
-
 static inline void pghot_folio_demoted(struct folio *folio)
 {
 }
+
 #endif /* CONFIG_PGHOT */
 
 #endif /* _LINUX_PGHOT_H */

@@ -15,7 +15,8 @@
 static void pghot_test_rate_limit(struct kunit *test)
 {
 	/* Close to a wrap of the millisecond clock. */
-	unsigned int now = -500U, start = now - 2 * MSEC_PER_SEC;
+	const unsigned int sec = MSEC_PER_SEC;
+	unsigned int now = -500U, start = now - 2 * sec;
 	unsigned long start_cand = 0;
 
 	/* The call that opens a window takes its reference from it. */
@@ -29,16 +30,16 @@ static void pghot_test_rate_limit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1500, now + 20,
 							    &start, &start_cand, 500));
 	/* Still in the same second. */
-	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1600, now + MSEC_PER_SEC,
+	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1600, now + sec,
 							    &start, &start_cand, 500));
 	/* A new window opens the budget again, across the wrap. */
 	KUNIT_EXPECT_FALSE(test, numa_promotion_rate_limited(1700,
-							     now + MSEC_PER_SEC + 1,
+							     now + sec + 1,
 							     &start, &start_cand, 500));
 	KUNIT_EXPECT_EQ(test, start_cand, 1700UL);
 	/* A limit of 0 refuses everything. */
 	KUNIT_EXPECT_TRUE(test, numa_promotion_rate_limited(1700,
-							    now + MSEC_PER_SEC + 2,
+							    now + sec + 2,
 							    &start, &start_cand, 0));
 }
 

@@ -748,7 +748,9 @@ static void churn_init(struct bench *b)
 	if (query_set(b, &b->hot, b->opt.mem_node, &r, c, 0))
 		die(EXIT_SETUP, "move_pages: %s", strerror(errno));
 	b->start_top = r.top;
-	c->up = c->down = c->down_soon = 0;
+	c->up = 0;
+	c->down = 0;
+	c->down_soon = 0;
 }
 
 static void place_all(struct bench *b)
@@ -1324,8 +1326,10 @@ static void print_json(FILE *f, const struct bench *b,
 		b->hot.nr, res->last->hot.top);
 	fprintf(f, "  \"hot_pages_top_at_start\": %lu,\n", b->start_top);
 	json_nodes(f, b);
-	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, \"down\": %llu, \"down_within_window\": %llu},\n",
-		CHURN_WINDOW_S, b->churn.up, b->churn.down, b->churn.down_soon);
+	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, ", CHURN_WINDOW_S,
+		b->churn.up);
+	fprintf(f, "\"down\": %llu, \"down_within_window\": %llu},\n",
+		b->churn.down, b->churn.down_soon);
 	if (res->t95 >= 0)
 		fprintf(f, "  \"seconds_to_95pct\": %.3f,\n", res->t95);
 	else
@@ -1372,13 +1376,14 @@ static void print_summary(const struct bench *b, const struct results *res)
 	fprintf(stderr, "hot %lu/%lu pages on the top tier (%.1f%%), %s; ",
 		res->last->hot.top, b->hot.nr,
 		100.0 * res->last->hot.top / b->hot.nr, t95);
-	fprintf(stderr, "cold %lu/%lu up; promoted %lld, demoted %lld; %llu of %llu hot pages down again within %d s\n",
+	fprintf(stderr, "cold %lu/%lu up; promoted %lld, demoted %lld; ",
 		res->last->cold.top, b->cold.nr,
 		vm_delta(b, vm, "pgpromote_success"),
 		vm_delta(b, vm, "pgdemote_kswapd") +
 		vm_delta(b, vm, "pgdemote_direct") +
 		vm_delta(b, vm, "pgdemote_khugepaged") +
-		vm_delta(b, vm, "pgdemote_proactive"),
+		vm_delta(b, vm, "pgdemote_proactive"));
+	fprintf(stderr, "%llu of %llu hot pages down again within %d s\n",
 		b->churn.down_soon, b->churn.up, CHURN_WINDOW_S);
 }
 

@@ -106,7 +106,8 @@ FIXTURE_SETUP(coverage)
 	if (!self->topo)
 		return;
 	if (access(PGHOT_INJECT, W_OK))
-		SKIP(return, "no " PGHOT_INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
+		SKIP(return, "no %s (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)",
+		     PGHOT_INJECT);
 	if (!nodes_have_free(_metadata, self->topo, BUF_SIZE * 4))
 		return;
 	self->cpu = topo_cpu_node(self->topo);
@@ -224,7 +225,7 @@ TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
 		sleep(1);
 		p1 = vmstat("pghot_promoted");
 		rl1 = vmstat("pghot_promote_ratelimited");
-		ksft_print_msg("node %d: %llu pages promoted in %d s at %d MB/s (%lu pages/s), %llu refused\n",
+		ksft_print_msg("node %d: %llu promoted in %d s at %d MB/s (%lu/s), %llu refused\n",
 			       self->topo->lower[j], p1 - p0, RATE_RUN_S, RATE_MBPS,
 			       limit, rl1 - rl0);
 		EXPECT_GT(p1 - p0, 0ULL);
@@ -268,11 +269,16 @@ static unsigned long long cg_value(const char *file, const char *key)
 	if (!f)
 		return ~0ULL;
 	while (fgets(line, sizeof(line), f)) {
-		if (!key && sscanf(line, "%llu", &v) == 1)
+		char *end;
+
+		if (!key) {
+			v = strtoull(line, &end, 10);
+			if (end != line)
+				found = v;
+		} else if (sscanf(line, "%63s %llu", k, &v) == 2 &&
+			   !strcmp(k, key)) {
 			found = v;
-		else if (key && sscanf(line, "%63s %llu", k, &v) == 2 &&
-			 !strcmp(k, key))
-			found = v;
+		}
 	}
 	fclose(f);
 	return found;
@@ -363,7 +369,7 @@ TEST_F_TIMEOUT(coverage, memcg, COVERAGE_TIMEOUT_S)
 		max0 = cg_value("memory.events", "max");
 		top = memcg_run(_metadata, self->cpu, self->topo->lower[j], &cur0, &cur1);
 		max1 = cg_value("memory.events", "max");
-		ksft_print_msg("node %d: %lu of %lu promoted; memory.current %llu -> %llu; events max +%llu\n",
+		ksft_print_msg("node %d: %lu/%lu up; memory.current %llu -> %llu; max +%llu\n",
 			       self->topo->lower[j], top, nr, cur0, cur1, max1 - max0);
 		EXPECT_TRUE(reached_pct(top, nr, PROMOTED_PCT));
 		/* The charge moved with the pages, nothing doubled or lost. */
@@ -418,7 +424,7 @@ TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
 		p1 = vmstat("pghot_promoted");
 		on = region_on_node(&rg, self->cpu);
-		ksft_print_msg("memfd on node %d: %lu of %lu pages on node %d, pghot_promoted +%llu\n",
+		ksft_print_msg("memfd on node %d: %lu/%lu pages on node %d, pghot_promoted +%llu\n",
 			       self->topo->lower[j], on, rg.nr, self->cpu, p1 - p0);
 		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
 		EXPECT_GE(p1 - p0, on);
@@ -487,15 +493,6 @@ static int place_thp(struct region *rg, size_t size, int lower)
 	}
 }
 
-#define PLACE_THP(rg, lower)						\
-	do {								\
-		int __ret = place_thp(rg, BUF_SIZE, lower);		\
-									\
-		ASSERT_GE(__ret, 0);					\
-		if (__ret)						\
-			SKIP(return, "no THPs on node %d", lower);	\
-	} while (0)
-
 /* Report, for every THP of @rg, only the page @offset pages into it. */
 static int inject_one_per_thp(const struct region *rg, unsigned long offset,
 			      int nid)
@@ -518,14 +515,17 @@ TEST_F_TIMEOUT(coverage, thp_tail, COVERAGE_TIMEOUT_S)
 {
 	struct region rg;
 	unsigned long on;
-	int j;
+	int j, ret;
 
 	if (!thp_allowed())
 		SKIP(return, "THP disabled in " THP_ENABLED);
 	hwhint_baseline(_metadata, self->knobs);
 	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
 	for (j = 0; j < self->topo->nr_lower; j++) {
-		PLACE_THP(&rg, self->topo->lower[j]);
+		ret = place_thp(&rg, BUF_SIZE, self->topo->lower[j]);
+		ASSERT_GE(ret, 0);
+		if (ret)
+			SKIP(return, "no THPs on node %d", self->topo->lower[j]);
 		ASSERT_EQ(inject_one_per_thp(&rg, 5, self->cpu), 0);
 		on = wait_on_node(_metadata, &rg, self->cpu, PROMOTE_TIMEOUT_S);
 		ksft_print_msg("tail-page hints: %lu of %lu pages on node %d\n",
@@ -552,7 +552,7 @@ static int split_thps(const struct region *rg)
  * be there, with its contents, on the lower tier or the top tier.
  */
 static void change_while_queued(struct __test_metadata *_metadata,
-				FIXTURE_DATA(coverage) *self, struct region *rg,
+				struct _test_data_coverage *self, struct region *rg,
 				int (*change)(const struct region *rg))
 {
 	struct residency r;
@@ -563,7 +563,7 @@ static void change_while_queued(struct __test_metadata *_metadata,
 	EXPECT_EQ(change(rg), 0) TH_LOG("%s", strerror(errno));
 	sleep(SETTLE_S);
 	ASSERT_EQ(query_residency(rg, &r), 0);
-	ksft_print_msg("after the change: %lu pages on the lower tier, %lu on the top tier, %lu elsewhere, %lu missing\n",
+	ksft_print_msg("after it: %lu on the lower tier, %lu top, %lu elsewhere, %lu missing\n",
 		       r.slow, r.top, r.other, r.missing);
 	EXPECT_EQ(r.missing, 0UL);
 	EXPECT_EQ(r.slow + r.top, rg->nr);
@@ -575,7 +575,7 @@ static void change_while_queued(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(coverage, thp_split, COVERAGE_TIMEOUT_S)
 {
 	struct region rg;
-	int j;
+	int j, ret;
 
 	if (!thp_allowed())
 		SKIP(return, "THP disabled in " THP_ENABLED);
@@ -584,7 +584,10 @@ TEST_F_TIMEOUT(coverage, thp_split, COVERAGE_TIMEOUT_S)
 	hwhint_baseline(_metadata, self->knobs);
 	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
 	for (j = 0; j < self->topo->nr_lower; j++) {
-		PLACE_THP(&rg, self->topo->lower[j]);
+		ret = place_thp(&rg, BUF_SIZE, self->topo->lower[j]);
+		ASSERT_GE(ret, 0);
+		if (ret)
+			SKIP(return, "no THPs on node %d", self->topo->lower[j]);
 		change_while_queued(_metadata, self, &rg, split_thps);
 		unmap_region(&rg);
 	}

@@ -155,7 +155,7 @@ static void *writer_fn(void *arg)
 }
 
 static void mode_switch_from(struct __test_metadata *_metadata,
-			     FIXTURE_DATA(modes) *self, int lower)
+			     struct _test_data_modes *self, int lower)
 {
 	struct bitmask *mask = numa_allocate_nodemask();
 	struct writer w[2];

@@ -245,7 +245,7 @@ static unsigned long wait_until_on(struct __test_metadata *_metadata,
  * the fault path.
  */
 static void hint_fault_run(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(placement) *self, int cpu, int lower,
+			   struct _test_data_placement *self, int cpu, int lower,
 			   int want, bool pghot)
 {
 	struct vmstats a, b;
@@ -373,7 +373,7 @@ TEST_F_TIMEOUT(placement, hwhint_accessor, PLACEMENT_TIMEOUT_S)
  * @cpu, with pghot (@sources 0x1) or legacy (0x0): nothing moves.
  */
 static void policy_keeps(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(placement) *self, int cpu, int lower,
+			 struct _test_data_placement *self, int cpu, int lower,
 			 int mode, struct bitmask *nodes, const char *sources)
 {
 	struct vmstats a, b;
@@ -639,7 +639,7 @@ static int pin_region(const struct region *rg)
 TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
 {
 	const struct topology *t = self->topo;
-	int cpu = topo_cpu_node(t), j, ring;
+	int cpu = topo_cpu_node(t), j, ring, checked = 0;
 	struct residency r;
 	struct vmstats a, b;
 	struct region rg;
@@ -658,7 +658,7 @@ TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
 		ASSERT_EQ(query_residency(&rg, &r), 0);
 		if (!reached_pct(r.slow, rg.nr, PLACED_PCT)) {
 			/* A long-term pin moves pages out of ZONE_MOVABLE. */
-			ksft_print_msg("node %d: pinning moved the buffer (movable memory), not checked\n",
+			ksft_print_msg("node %d: the pin moved the buffer, not checked\n",
 				       t->lower[j]);
 			close(ring);
 			unmap_region(&rg);
@@ -683,7 +683,10 @@ TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
 		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
 			TH_LOG("only %lu of %lu promoted once unpinned", on, rg.nr);
 		unmap_region(&rg);
+		checked++;
 	}
+	if (!checked)
+		SKIP(return, "a long-term pin moved the buffer off every lower node");
 }
 
 TEST_HARNESS_MAIN
