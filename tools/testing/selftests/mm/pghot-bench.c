@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pghot_topology.h"
+
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define PAGE_SZ			4096UL	/* accesses are per 4K page */
@@ -304,8 +306,10 @@ static const char usage_text[] =
 	"Random 4K loads/stores from --cpu-node over a hot set placed on --mem-node;\n"
 	"reports how fast the kernel promotes it, as one JSON object.\n"
 	"\n"
-	"  --cpu-node N            node the threads run on (default 0)\n"
-	"  --mem-node N            node the sets are placed on (default 2)\n"
+	"  --cpu-node N            node the threads run on (default: the first\n"
+	"                          top-tier node with CPUs)\n"
+	"  --mem-node N            node the sets are placed on (default: the\n"
+	"                          first lower-tier node with memory)\n"
 	"  --hot-mb M              hot set size in MiB (default 256)\n"
 	"  --cold-mb M             cold set size in MiB (default 0)\n"
 	"  --cold-interval-ms I    touch every cold page once per I ms, from one\n"
@@ -383,7 +387,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c, idx = 0;
 
 	*o = (struct options) {
-		.cpu_node = 0, .mem_node = 2, .hot_mb = 256, .threads = 1,
+		.cpu_node = -1, .mem_node = -1, .hot_mb = 256, .threads = 1,
 		.store_pct = 50, .sample_ms = 1000, .seed = 1, .label = "",
 		.inject_interval_ms = 1000,
 	};
@@ -495,10 +499,39 @@ static void check_node(const char *what, int node, int need_cpus)
 	}
 }
 
-static void check_system(const struct options *o)
+/*
+ * The nodes not given as options, from the memory tiers in sysfs: the
+ * threads on the first top-tier node with CPUs, the sets on the first
+ * lower-tier node with memory, the hog beside the threads.
+ */
+static void discover_nodes(struct options *o)
+{
+	static struct topology t;
+	const char *why;
+
+	if (o->cpu_node >= 0 && o->mem_node >= 0 && o->hog_node >= 0)
+		return;
+	if (topology_read(&t))
+		die(EXIT_SETUP, "cannot read the tiers from %s: %s (give --cpu-node, --mem-node)",
+		    MEMTIER_DIR, strerror(errno));
+	why = topology_unsupported(&t);
+	if (why)
+		die(EXIT_SETUP, "%s (give --cpu-node and --mem-node)", why);
+	if (o->cpu_node < 0)
+		o->cpu_node = t.top_cpu[0];
+	if (o->mem_node < 0)
+		o->mem_node = t.lower[0];
+	if (o->hog_node < 0)
+		o->hog_node = o->cpu_node;
+	msg("nodes: threads on %d, sets on %d%s", o->cpu_node, o->mem_node,
+	    t.nr_lower > 1 ? " (other lower-tier nodes: see --mem-node)" : "");
+}
+
+static void check_system(struct options *o)
 {
 	if (numa_available() < 0)
 		die(EXIT_SETUP, "NUMA is not available on this system");
+	discover_nodes(o);
 	check_node("--cpu-node", o->cpu_node, 1);
 	check_node("--mem-node", o->mem_node, 0);
 	if (o->hog_mb)

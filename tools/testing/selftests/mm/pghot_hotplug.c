@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pghot records follow memory hotplug.
+ * pghot records follow memory hotplug, on every lower-tier node (the tiers
+ * are read from sysfs, see pghot_util.h).
  *
- * records_follow_hotplug: offlining a memory block of the lower-tier node
+ * records_follow_hotplug: offlining a memory block of a lower-tier node
  *	frees the records of its pages (tracked_pages and record_memory_bytes
  *	in /sys/kernel/debug/pghot/stats drop by the block's share), onlining
  *	it again allocates them again, and the node keeps its kmigrated
  *	thread throughout.
- * offline_under_load: the same, several times over, for the node's
- *	movable blocks (the test VM gives node 2 a hotplugged DIMM onlined
- *	movable) while a child keeps placing pages on node 2 that pghot
- *	records and kmigrated promotes; afterwards every record is back and
- *	a fresh buffer on node 2 is promoted again.
+ * offline_under_load: the same, several times over, for the movable
+ *	blocks of each lower-tier node that has some (the test VM gives
+ *	node 2 a hotplugged DIMM onlined movable) while a child keeps placing
+ *	pages on that node that pghot records and kmigrated promotes;
+ *	afterwards every record is back and a fresh buffer on the node is
+ *	promoted again.
+ * node_memory_cycle: a lower-tier node all of whose memory can go offline
+ *	(hot-plugged memory only, e.g. a CXL region onlined by dax/kmem)
+ *	loses all of it: its kmigrated thread stops, its records are freed
+ *	and stats no longer lists it; onlined again, the node gains its
+ *	first memory once more and gets both back.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,8 +41,10 @@
 #define CYCLES		4		/* offline/online rounds */
 #define MAX_BLOCKS	4		/* blocks offlined per round */
 #define OFFLINE_TRIES	20		/* a busy block is retried */
-#define HOTPLUG_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + 240)
-#define NODE_DIR	"/sys/devices/system/node/node2"
+#define HOTPLUG_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + 120) + 120)
+#define CYCLE_TEST_TIMEOUT_S	300
+#define THREAD_WAIT_S		10	/* for kmigrated to stop or start */
+#define MAX_NODE_BLOCKS	1024		/* node_memory_cycle */
 #define MEMORY_DIR	"/sys/devices/system/memory"
 #define BLOCK_SIZE_FILE	"/sys/devices/system/memory/block_size_bytes"
 
@@ -64,7 +73,7 @@ static int write_state(const char *block, const char *state)
 	char path[256];
 	int fd, ret;
 
-	snprintf(path, sizeof(path), NODE_DIR "/%s/state", block);
+	snprintf(path, sizeof(path), MEMORY_DIR "/%s/state", block);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -1;
@@ -73,14 +82,16 @@ static int write_state(const char *block, const char *state)
 	return ret;
 }
 
-static bool kmigrated_running(void)
+/* Is there a thread named kmigrated<@nid>? */
+static bool kmigrated_running(int nid)
 {
-	char path[300], comm[32];
+	char path[300], comm[32], want[32];
 	struct dirent *d;
 	bool found = false;
 	DIR *proc;
 	FILE *f;
 
+	snprintf(want, sizeof(want), "kmigrated%d\n", nid);
 	proc = opendir("/proc");
 	if (!proc)
 		return false;
@@ -91,7 +102,7 @@ static bool kmigrated_running(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "kmigrated2\n"))
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
 			found = true;
 		fclose(f);
 	}
@@ -99,34 +110,54 @@ static bool kmigrated_running(void)
 	return found;
 }
 
-TEST(records_follow_hotplug)
+/* Open the sysfs directory of node @nid, which lists its memory blocks. */
+static DIR *open_node_dir(int nid)
 {
-	unsigned long pages0, bytes0, pages1, bytes1, pages2, bytes2;
-	unsigned long block_bytes, block_pages;
-	struct dirent *d;
-	char block[sizeof(d->d_name)] = "";
-	FILE *f;
-	DIR *dir;
+	char path[64];
 
-	if (access(STATS, R_OK))
-		SKIP(return, "no " STATS " (no pghot, debugfs or root)");
-	dir = opendir(NODE_DIR);
-	if (!dir)
-		SKIP(return, "no node %d", SLOW_NODE);
+	snprintf(path, sizeof(path), NODE_DIR "/node%d", nid);
+	return opendir(path);
+}
+
+/* Is @name a memory block entry ("memory123") of a node directory? */
+static bool is_block(const char *name)
+{
+	return !strncmp(name, "memory", 6) && isdigit((unsigned char)name[6]);
+}
+
+static unsigned long block_size_pages(struct __test_metadata *_metadata)
+{
+	unsigned long block_bytes;
+	FILE *f;
+
 	f = fopen(BLOCK_SIZE_FILE, "r");
 	ASSERT_NE(f, NULL);
 	ASSERT_EQ(fscanf(f, "%lx", &block_bytes), 1);
 	fclose(f);
-	block_pages = block_bytes / sysconf(_SC_PAGESIZE);
+	return block_bytes / sysconf(_SC_PAGESIZE);
+}
 
+/*
+ * records_follow_hotplug on node @nid: false if none of its blocks can go
+ * offline.
+ */
+static bool follow_one_block(struct __test_metadata *_metadata, int nid,
+			     unsigned long block_pages)
+{
+	unsigned long pages0, bytes0, pages1, bytes1, pages2, bytes2;
+	struct dirent *d;
+	char block[sizeof(d->d_name)] = "";
+	DIR *dir;
+
+	dir = open_node_dir(nid);
+	ASSERT_NE(dir, NULL);
 	ASSERT_EQ(stats_value("tracked_pages", &pages0), 0);
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes0), 0);
 	ASSERT_GT(pages0, 0UL);
 
-	/* The first block of node 2 that can go offline. */
+	/* The first block of the node that can go offline. */
 	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, "memory", 6) ||
-		    d->d_name[6] < '0' || d->d_name[6] > '9')
+		if (!is_block(d->d_name))
 			continue;
 		if (!write_state(d->d_name, "offline")) {
 			snprintf(block, sizeof(block), "%s", d->d_name);
@@ -134,20 +165,22 @@ TEST(records_follow_hotplug)
 		}
 	}
 	closedir(dir);
-	if (!block[0])
-		SKIP(return, "no memory block of node %d can go offline", SLOW_NODE);
+	if (!block[0]) {
+		ksft_print_msg("no memory block of node %d can go offline\n", nid);
+		return false;
+	}
 
 	ASSERT_EQ(stats_value("tracked_pages", &pages1), 0);
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes1), 0);
-	TH_LOG("%s offline: tracked pages %lu -> %lu, record bytes %lu -> %lu",
-	       block, pages0, pages1, bytes0, bytes1);
+	TH_LOG("node %d: %s offline: tracked pages %lu -> %lu, record bytes %lu -> %lu",
+	       nid, block, pages0, pages1, bytes0, bytes1);
 
 	/* Online again before any assertion can end the test. */
 	ASSERT_EQ(write_state(block, "online_movable"), 0);
 	ASSERT_EQ(stats_value("tracked_pages", &pages2), 0);
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes2), 0);
-	TH_LOG("%s online: tracked pages %lu, record bytes %lu",
-	       block, pages2, bytes2);
+	TH_LOG("node %d: %s online: tracked pages %lu, record bytes %lu",
+	       nid, block, pages2, bytes2);
 
 	EXPECT_EQ(pages1, pages0 - block_pages);
 	EXPECT_LT(bytes1, bytes0);
@@ -155,7 +188,27 @@ TEST(records_follow_hotplug)
 	EXPECT_GE(bytes0 - bytes1, block_pages);
 	EXPECT_EQ(pages2, pages0);
 	EXPECT_EQ(bytes2, bytes0);
-	EXPECT_TRUE(kmigrated_running());
+	EXPECT_TRUE(kmigrated_running(nid));
+	return true;
+}
+
+TEST(records_follow_hotplug)
+{
+	const struct topology *t;
+	unsigned long block_pages;
+	int i, done = 0;
+
+	if (access(STATS, R_OK))
+		SKIP(return, "no " STATS " (no pghot, debugfs or root)");
+	t = tiered_topology(_metadata);
+	if (!t)
+		return;
+	block_pages = block_size_pages(_metadata);
+
+	for (i = 0; i < t->nr_lower; i++)
+		done += follow_one_block(_metadata, t->lower[i], block_pages);
+	if (!done)
+		SKIP(return, "no memory block of a lower-tier node can go offline");
 }
 
 /* Knobs offline_under_load changes; the parent puts them back. */
@@ -173,6 +226,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 
 FIXTURE(load) {
 	struct knob knobs[NR_KNOBS];
+	const struct topology *topo;
 };
 
 FIXTURE_SETUP(load)
@@ -180,8 +234,11 @@ FIXTURE_SETUP(load)
 	memcpy(self->knobs, knob_init, sizeof(self->knobs));
 	if (access(STATS, R_OK))
 		SKIP(return, "no " STATS " (no pghot, debugfs or root)");
-	if (numa_available() < 0 || numa_max_node() < SLOW_NODE)
-		SKIP(return, "no node %d", SLOW_NODE);
+	if (numa_available() < 0)
+		SKIP(return, "NUMA not available");
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
 	save_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
@@ -190,7 +247,7 @@ FIXTURE_TEARDOWN_PARENT(load)
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-/* Is memory block @name of node 2 online in ZONE_MOVABLE? */
+/* Is memory block @name online in ZONE_MOVABLE? */
 static bool block_movable(const char *name)
 {
 	char path[300], buf[64];
@@ -202,18 +259,18 @@ static bool block_movable(const char *name)
 	return !read_str(path, buf, sizeof(buf)) && !strcmp(buf, "Movable");
 }
 
-/* Up to MAX_BLOCKS online movable blocks of node 2, into @blocks. */
-static int movable_blocks(char blocks[][32])
+/* Up to @max online movable blocks of node @nid, into @blocks. */
+static int movable_blocks(int nid, char blocks[][32], int max)
 {
 	struct dirent *d;
 	int n = 0;
 	DIR *dir;
 
-	dir = opendir(NODE_DIR);
+	dir = open_node_dir(nid);
 	if (!dir)
 		return 0;
-	while (n < MAX_BLOCKS && (d = readdir(dir))) {
-		if (strncmp(d->d_name, "memory", 6) || !isdigit(d->d_name[6]) ||
+	while (n < max && (d = readdir(dir))) {
+		if (!is_block(d->d_name) ||
 		    strlen(d->d_name) >= 32 || !block_movable(d->d_name))
 			continue;
 		strcpy(blocks[n++], d->d_name);
@@ -239,22 +296,23 @@ static int offline_block(const char *block)
 }
 
 /*
- * The load: fault a buffer in on node 2 and touch it from node 0, over
- * and over with a fresh buffer, so that pghot records accesses and
- * kmigrated promotes while blocks come and go. Runs until killed.
+ * The load: fault a buffer in on lower-tier node @nid and touch it from
+ * @cpu_node, over and over with a fresh buffer, so that pghot records
+ * accesses and kmigrated promotes while blocks come and go. Runs until
+ * killed.
  */
-static void run_load(void)
+static void run_load(int cpu_node, int nid)
 {
 	struct region rg;
 	double start;
 
-	if (numa_run_on_node(TOP_NODE))
+	if (numa_run_on_node(cpu_node))
 		_exit(1);
 	for (;;) {
 		char *buf = map_small_pages(LOAD_SIZE);
 
 		if (!buf || region_init(&rg, buf, LOAD_SIZE) ||
-		    place_on_slow(&rg))
+		    place_on_node(&rg, nid))
 			_exit(1);
 		start = now_s();
 		while ((now_s() - start) * 1000 < LOAD_ROUND_MS)
@@ -263,35 +321,31 @@ static void run_load(void)
 	}
 }
 
-TEST_F_TIMEOUT(load, offline_under_load, HOTPLUG_TEST_TIMEOUT_S)
+/*
+ * offline_under_load on lower-tier node @nid, whose @nr online movable
+ * blocks are @blocks, while the task runs on @cpu_node.
+ */
+static void under_load_on(struct __test_metadata *_metadata,
+			  struct knob *knobs, int cpu_node, int nid,
+			  char blocks[][32], int nr)
 {
 	unsigned long long ready0 = 0, ready1 = 0, acc0 = 0, acc1 = 0;
 	bool offline[MAX_BLOCKS] = { };
 	unsigned long pages0, bytes0, pages, bytes;
-	unsigned long block_bytes, block_pages;
-	char blocks[MAX_BLOCKS][32];
+	unsigned long block_pages;
 	struct residency r;
 	struct region rg;
-	int nr, i, c, status, err;
+	int i, c, status, err;
 	pid_t load;
-	FILE *f;
 
-	nr = movable_blocks(blocks);
-	if (!nr)
-		SKIP(return, "no online movable memory block on node %d",
-		     SLOW_NODE);
-	f = fopen(BLOCK_SIZE_FILE, "r");
-	ASSERT_NE(f, NULL);
-	ASSERT_EQ(fscanf(f, "%lx", &block_bytes), 1);
-	fclose(f);
-	block_pages = block_bytes / sysconf(_SC_PAGESIZE);
+	block_pages = block_size_pages(_metadata);
 
-	set_knob(_metadata, self->knobs, KNOB_SCAN_DELAY, "0");
-	set_knob(_metadata, self->knobs, KNOB_SCAN_MIN, "100");
-	set_knob(_metadata, self->knobs, KNOB_SCAN_MAX, "200");
-	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x1");
-	set_knob(_metadata, self->knobs, KNOB_FREQ, "1");
-	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
+	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, knobs, KNOB_SCAN_MIN, "100");
+	set_knob(_metadata, knobs, KNOB_SCAN_MAX, "200");
+	set_knob(_metadata, knobs, KNOB_SOURCES, "0x1");
+	set_knob(_metadata, knobs, KNOB_FREQ, "1");
+	set_knob(_metadata, knobs, KNOB_NUMAB, "2");
 
 	ASSERT_EQ(stats_value("tracked_pages", &pages0), 0);
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes0), 0);
@@ -301,7 +355,7 @@ TEST_F_TIMEOUT(load, offline_under_load, HOTPLUG_TEST_TIMEOUT_S)
 	load = fork();
 	ASSERT_GE(load, 0);
 	if (!load) {
-		run_load();
+		run_load(cpu_node, nid);
 		_exit(1);
 	}
 	sleep(2);
@@ -321,8 +375,8 @@ TEST_F_TIMEOUT(load, offline_under_load, HOTPLUG_TEST_TIMEOUT_S)
 		}
 		EXPECT_EQ(stats_value("tracked_pages", &pages), 0);
 		EXPECT_EQ(stats_value("record_memory_bytes", &bytes), 0);
-		ksft_print_msg("cycle %d: %d/%d offline: pages %lu -> %lu, bytes %lu -> %lu\n",
-			       c, off, nr, pages0, pages, bytes0, bytes);
+		ksft_print_msg("node %d cycle %d: %d/%d off: pages %lu -> %lu, bytes %lu -> %lu\n",
+			       nid, c, off, nr, pages0, pages, bytes0, bytes);
 		EXPECT_EQ(pages, pages0 - off * block_pages);
 		EXPECT_GE(bytes0 - bytes, off * block_pages);
 		/* Let the load run against the smaller node for a while. */
@@ -351,16 +405,179 @@ TEST_F_TIMEOUT(load, offline_under_load, HOTPLUG_TEST_TIMEOUT_S)
 	ksft_print_msg("during the cycles: %llu accesses recorded, %llu pages ready\n",
 		       acc1 - acc0, ready1 - ready0);
 	EXPECT_GT(acc1, acc0) TH_LOG("nothing was recorded under the load");
-	EXPECT_TRUE(kmigrated_running());
+	EXPECT_TRUE(kmigrated_running(nid));
 
 	/* Promotion works as before on the node as it is now. */
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
+	ASSERT_EQ(numa_run_on_node(cpu_node), 0);
 	map_region(_metadata, &rg, CHECK_SIZE);
-	ASSERT_EQ(place_on_slow(&rg), 0);
+	ASSERT_EQ(place_on_node(&rg, nid), 0);
 	access_until_promoted(_metadata, &rg, &r, NULL);
-	ksft_print_msg("after the cycles: %lu of %lu pages promoted\n", r.top, rg.nr);
+	ksft_print_msg("node %d after the cycles: %lu of %lu pages promoted\n",
+		       nid, r.top, rg.nr);
 	EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT));
 	unmap_region(&rg);
+	/* The next node starts from NUMA balancing off. */
+	set_knob(_metadata, knobs, KNOB_NUMAB, "0");
+}
+
+TEST_F_TIMEOUT(load, offline_under_load, HOTPLUG_TEST_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	char blocks[MAX_BLOCKS][32];
+	int i, nid, nr, done = 0;
+
+	for (i = 0; i < t->nr_lower; i++) {
+		nid = t->lower[i];
+		nr = movable_blocks(nid, blocks, MAX_BLOCKS);
+		if (!nr) {
+			ksft_print_msg("no online movable memory block on node %d\n",
+				       nid);
+			continue;
+		}
+		under_load_on(_metadata, self->knobs, topo_cpu_node(t), nid,
+			      blocks, nr);
+		done++;
+	}
+	if (!done)
+		SKIP(return, "no online movable memory block on a lower-tier node");
+}
+
+/* Wait up to THREAD_WAIT_S for kmigrated<@nid> to be @running. */
+static bool wait_kmigrated(int nid, bool running)
+{
+	double t0 = now_s();
+
+	while (kmigrated_running(nid) != running) {
+		if (now_s() - t0 > THREAD_WAIT_S)
+			return false;
+		usleep(100 * 1000);
+	}
+	return true;
+}
+
+/* Does stats list node @nid ("node<N> target ...")? 1, 0, or -1. */
+static int stats_lists_node(int nid)
+{
+	char line[256], want[32];
+	int found = 0;
+	FILE *f;
+
+	f = fopen(STATS, "r");
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "node%d ", nid);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * The memory blocks of node @nid into @blocks (at most @max), or 0 unless
+ * every one of them is online movable, that is, all of the node's memory
+ * can go offline.
+ */
+static int all_blocks_movable(int nid, char blocks[][32], int max)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	dir = open_node_dir(nid);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (!is_block(d->d_name))
+			continue;
+		if (n == max || strlen(d->d_name) >= 32 ||
+		    !block_movable(d->d_name)) {
+			n = 0;
+			break;
+		}
+		strcpy(blocks[n++], d->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* node_memory_cycle on node @nid, whose @nr blocks are @blocks. */
+static void cycle_node(struct __test_metadata *_metadata, int nid,
+		       char blocks[][32], int nr)
+{
+	unsigned long pages0, bytes0, pages1, bytes1, pages2, bytes2;
+	unsigned long block_pages = block_size_pages(_metadata);
+	static bool offline[MAX_NODE_BLOCKS];
+	struct topology after;
+	int i, err, off = 0;
+
+	ASSERT_TRUE(kmigrated_running(nid));
+	ASSERT_EQ(stats_lists_node(nid), 1);
+	ASSERT_EQ(stats_value("tracked_pages", &pages0), 0);
+	ASSERT_EQ(stats_value("record_memory_bytes", &bytes0), 0);
+
+	for (i = 0; i < nr; i++) {
+		err = offline_block(blocks[i]);
+		EXPECT_EQ(err, 0)
+			TH_LOG("cannot offline %s of node %d: %s", blocks[i],
+			       nid, strerror(err));
+		offline[i] = !err;
+		off += !err;
+	}
+	if (off == nr) {
+		ASSERT_EQ(stats_value("tracked_pages", &pages1), 0);
+		ASSERT_EQ(stats_value("record_memory_bytes", &bytes1), 0);
+		ksft_print_msg("node %d: %d blocks offline: pages %lu -> %lu, bytes %lu -> %lu\n",
+			       nid, nr, pages0, pages1, bytes0, bytes1);
+		EXPECT_TRUE(wait_kmigrated(nid, false))
+			TH_LOG("kmigrated%d still runs on a node without memory",
+			       nid);
+		EXPECT_EQ(stats_lists_node(nid), 0);
+		EXPECT_EQ(pages1, pages0 - nr * block_pages);
+		EXPECT_GE(bytes0 - bytes1, nr * block_pages);
+		EXPECT_EQ(topology_read(&after), 0);
+		EXPECT_EQ(after.tier[nid], -1)
+			TH_LOG("node %d without memory is in memory_tier%d",
+			       nid, after.tier[nid]);
+	}
+
+	/* The node gains its first memory again. */
+	for (i = 0; i < nr; i++)
+		if (offline[i])
+			EXPECT_EQ(write_state(blocks[i], "online_movable"), 0)
+				TH_LOG("cannot online %s again: %s", blocks[i],
+				       strerror(errno));
+	ASSERT_EQ(stats_value("tracked_pages", &pages2), 0);
+	ASSERT_EQ(stats_value("record_memory_bytes", &bytes2), 0);
+	ksft_print_msg("node %d: online again: tracked pages %lu, record bytes %lu\n",
+		       nid, pages2, bytes2);
+	EXPECT_TRUE(wait_kmigrated(nid, true))
+		TH_LOG("kmigrated%d did not come back", nid);
+	EXPECT_EQ(stats_lists_node(nid), 1);
+	EXPECT_EQ(pages2, pages0);
+	EXPECT_EQ(bytes2, bytes0);
+	EXPECT_EQ(topology_read(&after), 0);
+	EXPECT_TRUE(node_is_lower(&after, nid))
+		TH_LOG("node %d is back in memory_tier%d, not a lower tier",
+		       nid, after.tier[nid]);
+}
+
+TEST_F_TIMEOUT(load, node_memory_cycle, CYCLE_TEST_TIMEOUT_S)
+{
+	static char blocks[MAX_NODE_BLOCKS][32];
+	const struct topology *t = self->topo;
+	int i, nid, nr, done = 0;
+
+	for (i = 0; i < t->nr_lower; i++) {
+		nid = t->lower[i];
+		nr = all_blocks_movable(nid, blocks, MAX_NODE_BLOCKS);
+		if (!nr)
+			continue;
+		cycle_node(_metadata, nid, blocks, nr);
+		done++;
+	}
+	if (!done)
+		SKIP(return, "no lower-tier node whose memory can all go offline");
 }
 
 TEST_HARNESS_MAIN

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pghot hardware hints, end to end, through the debug injection file:
- * the PFNs of a buffer placed on the lower-tier node 2 (read from
- * /proc/self/pagemap) are reported as hardware samples.
+ * the PFNs of a buffer placed on a lower-tier node (read from
+ * /proc/self/pagemap) are reported as hardware samples. The tests that
+ * promote run against every lower-tier node in turn.
  *
  * threshold_1:  enabled_sources=0x2, freq_threshold=1: one injection round
  *               promotes >= 99% of 256 MiB; pghot_recorded_hwhints counts
@@ -35,6 +36,7 @@
 #define PROMOTE_WAIT_S		30
 #define SETTLE_S		2	/* well above kmigrated_sleep_ms */
 #define INJECT_CHUNK		(60 * 1024)
+#define HWHINT_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_WAIT_S + 30) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define IBS_ENABLED		PGHOT_DIR "ibs/enabled"
@@ -70,6 +72,7 @@ struct hw_buf {
 FIXTURE(hwhint) {
 	char saved[NR_KNOBS][32];
 	struct hw_buf hw;
+	const struct topology *topo;
 };
 
 FIXTURE_SETUP(hwhint)
@@ -78,8 +81,11 @@ FIXTURE_SETUP(hwhint)
 
 	if (access(INJECT, W_OK))
 		SKIP(return, "no " INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
-	if (numa_available() < 0 || numa_max_node() < SLOW_NODE)
-		SKIP(return, "needs node %d", SLOW_NODE);
+	if (numa_available() < 0)
+		SKIP(return, "NUMA not available");
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
 	for (i = 0; i < NR_KNOBS; i++)
 		ASSERT_EQ(read_str(saved_knobs[i], self->saved[i],
 				   sizeof(self->saved[i])), 0);
@@ -101,16 +107,16 @@ FIXTURE_TEARDOWN(hwhint)
 	free(self->hw.pfns);
 }
 
-/* Fault @size bytes in on the slow node and learn their PFNs. */
+/* Fault @size bytes in on lower-tier node @nid and learn their PFNs. */
 static void place(struct __test_metadata *_metadata,
-		  struct hw_buf *self, size_t size)
+		  struct hw_buf *self, size_t size, int nid)
 {
 	struct residency r;
 	unsigned long i;
 	int fd;
 
 	map_region(_metadata, &self->rg, size);
-	ASSERT_EQ(place_on_slow(&self->rg), 0);
+	ASSERT_EQ(place_on_node(&self->rg, nid), 0);
 	ASSERT_EQ(query_residency(&self->rg, &r), 0);
 	ASSERT_TRUE(reached_pct(r.slow, self->rg.nr, PLACED_PCT));
 
@@ -157,6 +163,15 @@ static void inject_all(struct __test_metadata *_metadata,
 	free(text);
 }
 
+/* Unmap the buffer place() made, so that the next one can take its place. */
+static void unplace(struct hw_buf *self)
+{
+	unmap_region(&self->rg);
+	self->rg.buf = NULL;
+	free(self->pfns);
+	self->pfns = NULL;
+}
+
 /* Wait for kmigrated to promote the region; the seconds it took. */
 static double wait_promoted(struct __test_metadata *_metadata,
 			    struct hw_buf *self)
@@ -170,77 +185,108 @@ static double wait_promoted(struct __test_metadata *_metadata,
 	return now_s() - t0;
 }
 
-TEST_F_TIMEOUT(hwhint, threshold_1, 120)
+static void threshold_1_from(struct __test_metadata *_metadata,
+			     struct hw_buf *hw, int nid)
 {
 	unsigned long rec0, rep0, succ0, top;
 	double secs;
 
-	place(_metadata, &self->hw, BIG_SIZE);
+	place(_metadata, hw, BIG_SIZE, nid);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
 	rec0 = vmstat("pghot_recorded_hwhints");
 	rep0 = vmstat("pghot_reported_hwhints");
 	succ0 = vmstat("pgpromote_success");
 
-	inject_all(_metadata, &self->hw);
-	secs = wait_promoted(_metadata, &self->hw);
-	top = promoted(_metadata, &self->hw);
-	TH_LOG("freq_threshold=1: %.2f%% of %lu pages promoted %.1f s after one round",
-	       pct(top, self->hw.rg.nr), self->hw.rg.nr, secs);
+	inject_all(_metadata, hw);
+	secs = wait_promoted(_metadata, hw);
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, freq_threshold=1: %.2f%% of %lu pages promoted %.1f s after one round",
+	       nid, pct(top, hw->rg.nr), hw->rg.nr, secs);
 	TH_LOG("recorded_hwhints +%lu, reported_hwhints +%lu, pgpromote_success +%lu",
 	       vmstat("pghot_recorded_hwhints") - rec0,
 	       vmstat("pghot_reported_hwhints") - rep0,
 	       vmstat("pgpromote_success") - succ0);
-	EXPECT_TRUE(reached_pct(top, self->hw.rg.nr, PROMOTED_PCT));
+	EXPECT_TRUE(reached_pct(top, hw->rg.nr, PROMOTED_PCT));
 	/* A page still in a per-CPU LRU batch is not tracked yet. */
 	EXPECT_TRUE(reached_pct(vmstat("pghot_recorded_hwhints") - rec0,
-				self->hw.rg.nr, PROMOTED_PCT));
-	EXPECT_LE(vmstat("pghot_recorded_hwhints") - rec0, self->hw.rg.nr);
-	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, self->hw.rg.nr);
+				hw->rg.nr, PROMOTED_PCT));
+	EXPECT_LE(vmstat("pghot_recorded_hwhints") - rec0, hw->rg.nr);
+	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, hw->rg.nr);
+	unplace(hw);
 }
 
-TEST_F_TIMEOUT(hwhint, threshold_2, 120)
+TEST_F_TIMEOUT(hwhint, threshold_1, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		threshold_1_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+static void threshold_2_from(struct __test_metadata *_metadata,
+			     struct hw_buf *hw, int nid)
 {
 	unsigned long top;
 	double secs;
 
-	place(_metadata, &self->hw, SMALL_SIZE);
+	place(_metadata, hw, SMALL_SIZE, nid);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
 
-	inject_all(_metadata, &self->hw);
+	inject_all(_metadata, hw);
 	sleep(SETTLE_S);
-	top = promoted(_metadata, &self->hw);
-	TH_LOG("freq_threshold=2, one round: %.2f%% promoted", pct(top, self->hw.rg.nr));
-	EXPECT_LE(pct(top, self->hw.rg.nr), UNPROMOTED_MAX_PCT);
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, freq_threshold=2, one round: %.2f%% promoted",
+	       nid, pct(top, hw->rg.nr));
+	EXPECT_LE(pct(top, hw->rg.nr), UNPROMOTED_MAX_PCT);
 
-	inject_all(_metadata, &self->hw);
-	secs = wait_promoted(_metadata, &self->hw);
-	top = promoted(_metadata, &self->hw);
-	TH_LOG("freq_threshold=2, two rounds: %.2f%% promoted after %.1f s",
-	       pct(top, self->hw.rg.nr), secs);
-	EXPECT_TRUE(reached_pct(top, self->hw.rg.nr, PROMOTED_PCT));
+	inject_all(_metadata, hw);
+	secs = wait_promoted(_metadata, hw);
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, freq_threshold=2, two rounds: %.2f%% promoted after %.1f s",
+	       nid, pct(top, hw->rg.nr), secs);
+	EXPECT_TRUE(reached_pct(top, hw->rg.nr, PROMOTED_PCT));
+	unplace(hw);
 }
 
-TEST_F_TIMEOUT(hwhint, source_off, 60)
+TEST_F_TIMEOUT(hwhint, threshold_2, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		threshold_2_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+static void source_off_from(struct __test_metadata *_metadata,
+			    struct hw_buf *hw, int nid)
 {
 	unsigned long rec0, rep0, top;
 
-	place(_metadata, &self->hw, SMALL_SIZE);
+	place(_metadata, hw, SMALL_SIZE, nid);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x1"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
 	rec0 = vmstat("pghot_recorded_hwhints");
 	rep0 = vmstat("pghot_reported_hwhints");
 
-	inject_all(_metadata, &self->hw);
+	inject_all(_metadata, hw);
 	sleep(SETTLE_S);
-	top = promoted(_metadata, &self->hw);
-	TH_LOG("sources 0x1: %lu of %lu promoted, recorded_hwhints +%lu, reported_hwhints +%lu",
-	       top, self->hw.rg.nr, vmstat("pghot_recorded_hwhints") - rec0,
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, 0x1: %lu of %lu promoted, recorded_hwhints +%lu, reported_hwhints +%lu",
+	       nid, top, hw->rg.nr, vmstat("pghot_recorded_hwhints") - rec0,
 	       vmstat("pghot_reported_hwhints") - rep0);
 	EXPECT_EQ(top, 0UL);
 	EXPECT_EQ(vmstat("pghot_recorded_hwhints"), rec0);
-	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, self->hw.rg.nr);
+	EXPECT_GE(vmstat("pghot_reported_hwhints") - rep0, hw->rg.nr);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, source_off, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		source_off_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 TEST_F(hwhint, bad_input)
@@ -253,7 +299,7 @@ TEST_F(hwhint, bad_input)
 	unsigned long rep0;
 	unsigned int i;
 
-	place(_metadata, &self->hw, 1UL << 20);
+	place(_metadata, &self->hw, 1UL << 20, self->topo->lower[0]);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	snprintf(pfn, sizeof(pfn), "0x%lx", self->hw.pfns[0]);
 	rep0 = vmstat("pghot_reported_hwhints");
@@ -264,7 +310,7 @@ TEST_F(hwhint, bad_input)
 	}
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0);
 	/* And a good one still goes through. */
-	snprintf(text, sizeof(text), "%s:%d", pfn, TOP_NODE);
+	snprintf(text, sizeof(text), "%s:%d", pfn, topo_cpu_node(self->topo));
 	EXPECT_EQ(write_err(INJECT, text), 0);
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0 + 1);
 }
@@ -281,7 +327,7 @@ TEST_F(hwhint, ibs_absent)
 	ASSERT_EQ(read_str(IBS_ENABLED, val, sizeof(val)), 0);
 	EXPECT_STREQ(val, "0");
 	/* The hardware hint path still works. */
-	place(_metadata, &self->hw, 1UL << 20);
+	place(_metadata, &self->hw, 1UL << 20, self->topo->lower[0]);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	snprintf(val, sizeof(val), "0x%lx", self->hw.pfns[0]);
 	EXPECT_EQ(write_err(INJECT, val), 0);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Promotion checks for pghot (Documentation/admin-guide/mm/pghot.rst), on a
- * box shaped like the reference one: nodes 0 and 1 with CPUs and DRAM, node
- * 2 CPU-less memory in a lower memory tier. The task runs on node 0; its
- * memory is faulted in on node 2 and then left to NUMA balancing in memory
- * tiering mode (kernel.numa_balancing=2).
+ * Promotion checks for pghot (Documentation/admin-guide/mm/pghot.rst), on
+ * any box with a lower memory tier (the tiers are read from sysfs, see
+ * pghot_util.h). The task runs on the first top-tier node with CPUs; its
+ * memory is faulted in on each lower-tier node in turn and then left to
+ * NUMA balancing in memory tiering mode (kernel.numa_balancing=2).
  *
  * promote_pghot:      with the hint-fault source on (enabled_sources=0x1),
- *                     a hot 4K-page buffer on node 2 ends up on the top
+ *                     a hot 4K-page buffer on a lower-tier node ends up on the top
  *                     tier; pgpromote_success, pghot_recorded_hintfaults,
  *                     pghot_recorded_accesses and pghot_ready grow.
  * promote_legacy:     with no source (enabled_sources=0x0) tiering mode
@@ -16,22 +16,23 @@
  *                     pghot_recorded_* and pghot_ready are exactly 0).
  * freq_filter:        freq_threshold=2, promote_window_ms=2000: a set
  *                     touched continuously is promoted, a set touched once
- *                     every 4 s (never twice in a window) stays on node 2.
- * thp:                a PMD-mapped THP buffer on node 2 is promoted and is
- *                     still PMD-mapped afterwards.
- * top_tier_full:      nodes 0 and 1 filled with locked memory bar a
+ *                     every 4 s (never twice in a window) stays on its
+ *                     lower-tier node.
+ * thp:                a PMD-mapped THP buffer on a lower-tier node is
+ *                     promoted and is still PMD-mapped afterwards.
+ * top_tier_full:      every top-tier node filled with locked memory bar a
  *                     little: promotion finds the targets full and backs
- *                     off (counted), nothing is OOM killed, the hot set
- *                     stays intact.
+ *                     off (counted), nothing is OOM killed, the hot sets
+ *                     (one per lower-tier node) stay intact.
  * debugfs_validation: every tunable rejects malformed and out-of-range
  *                     writes with EINVAL and keeps its value, valid values
  *                     read back as written, no file is group/other
  *                     accessible.
- * kmigrated_threads:  exactly one kmigrated thread, kmigrated2, for the one
- *                     lower-tier node.
+ * kmigrated_threads:  exactly one kmigrated<N> thread for each lower-tier
+ *                     node N, none for any other node.
  *
- * Every test skips unless /sys/kernel/debug/pghot exists, there are at
- * least 3 nodes and node 2 is in a lower memory tier than node 0. Every
+ * Every test skips unless /sys/kernel/debug/pghot exists and there is a
+ * top-tier node with CPUs and a lower-tier node with memory. Every
  * sysctl and debugfs knob a test changes is restored afterwards, by the
  * parent process, even if the test dies.
  */
@@ -74,8 +75,9 @@
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
 #define WARM_PERIOD_MS		4000	/* warm set: one access per page per period */
 #define TEST_SLACK_S		120	/* placement, checks and exit */
-#define PROMOTE_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + TEST_SLACK_S)
-#define FILTER_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + FILTER_EXTRA_S + TEST_SLACK_S)
+#define PROMOTE_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + TEST_SLACK_S)
+#define FILTER_TEST_TIMEOUT_S	\
+	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + FILTER_EXTRA_S) + TEST_SLACK_S)
 #define FULL_TEST_TIMEOUT_S	(FULL_RUN_S + TEST_SLACK_S)
 
 /*
@@ -86,6 +88,7 @@
 #define FREE_ENOUGH_BYTES	(1024ULL << 20)
 
 /* Values the tests write. */
+#define NUMAB_MODE_OFF		"0"
 #define NUMAB_MODE_TIERING	"2"
 #define SCAN_DELAY_MS		"0"
 #define SCAN_PERIOD_MIN_MS	"100"
@@ -93,7 +96,6 @@
 #define SCAN_SIZE_MB		"1024"
 #define SRC_NONE		"0x0"
 #define SRC_HINTFAULTS		"0x1"
-#define TOP_NODE_STR		"0"
 /* The documented defaults, so that no earlier setting leaks in. */
 #define DEF_TARGET_NID		"-1"
 #define DEF_FREQ_THRESHOLD	"2"
@@ -111,33 +113,16 @@
 #define KMIGRATED_COMM		"kmigrated"
 
 /*
- * Why this box cannot run the tests, or NULL if it can: pghot, three
- * nodes and node 2 in a lower tier than node 0 are needed by all of them.
+ * Test and fixture setup: the topology, or NULL after a SKIP where the box
+ * has no pghot or no lower tier.
  */
-static const char *pghot_unsupported(void)
+static const struct topology *pghot_topology(struct __test_metadata *_metadata)
 {
-	static char reason[128];
-	int top, slow;
-
 	if (access(PGHOT_DIR, F_OK))
-		return PGHOT_DIR " missing (not root, no debugfs or no pghot)";
+		SKIP(return NULL, PGHOT_DIR " missing (not root, no debugfs or no pghot)");
 	if (numa_available() < 0)
-		return "NUMA not available";
-	if (numa_max_node() < SLOW_NODE) {
-		snprintf(reason, sizeof(reason),
-			 "need at least %d NUMA nodes, have %d",
-			 SLOW_NODE + 1, numa_max_node() + 1);
-		return reason;
-	}
-	top = node_memtier(TOP_NODE);
-	slow = node_memtier(SLOW_NODE);
-	if (top < 0 || slow <= top) {
-		snprintf(reason, sizeof(reason),
-			 "node %d (tier %d) is not in a lower memory tier than node %d (tier %d)",
-			 SLOW_NODE, slow, TOP_NODE, top);
-		return reason;
-	}
-	return NULL;
+		SKIP(return NULL, "NUMA not available");
+	return tiered_topology(_metadata);
 }
 
 /* Counters from /proc/vmstat. */
@@ -229,21 +214,20 @@ static const struct knob knob_init[NR_KNOBS] = {
 FIXTURE(tiering)
 {
 	struct knob knobs[NR_KNOBS];
+	const struct topology *topo;	/* the test process's own copy */
 };
 
 FIXTURE_SETUP(tiering)
 {
-	const char *reason;
-
 	memcpy(self->knobs, knob_init, sizeof(self->knobs));
 
-	reason = pghot_unsupported();
-	if (reason)
-		SKIP(return, "%s", reason);
+	self->topo = pghot_topology(_metadata);
+	if (!self->topo)
+		return;
 	if (access(NUMAB_SYSCTL, F_OK))
 		SKIP(return, "%s missing (CONFIG_NUMA_BALANCING=n)",
 		     NUMAB_SYSCTL);
-	if (!nodes_have_free(_metadata, PROMOTE_BUF_SIZE * 2))
+	if (!nodes_have_free(_metadata, self->topo, PROMOTE_BUF_SIZE * 2))
 		return;
 
 	save_knobs(_metadata, self->knobs, NR_KNOBS);
@@ -285,22 +269,23 @@ static void print_residency(const char *what, const struct region *rg,
 			    const struct residency *r)
 {
 	ksft_print_msg("%s: %lu pages: node %d %lu, top tier %lu, other %lu, missing %lu\n",
-		       what, rg->nr, SLOW_NODE, r->slow, r->top, r->other,
+		       what, rg->nr, rg->nid, r->slow, r->top, r->other,
 		       r->missing);
 }
 
 /*
- * Set the baseline with @sources, fault @rg in on the slow node and check
- * that it is there.
+ * Set the baseline with @sources and NUMA balancing off, fault @rg in on
+ * lower-tier node @nid and check that it is there.
  */
 static void place_baseline(struct __test_metadata *_metadata,
 			   struct knob *knobs, const char *sources,
-			   const struct region *rg)
+			   struct region *rg, int nid)
 {
 	struct residency r;
 
 	set_baseline(_metadata, knobs, sources);
-	ASSERT_EQ(place_on_slow(rg), 0);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
+	ASSERT_EQ(place_on_node(rg, nid), 0);
 	ASSERT_EQ(query_residency(rg, &r), 0);
 	ASSERT_TRUE(reached_pct(r.slow, rg->nr, PLACED_PCT))
 		print_residency("placed", rg, &r);
@@ -319,15 +304,18 @@ static void expect_promoted(struct __test_metadata *_metadata,
 	print_deltas(before, after);
 
 	EXPECT_TRUE(reached_pct(r->top, rg->nr, PROMOTED_PCT))
-		TH_LOG("less than %d%% promoted within %d s",
-		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
+		TH_LOG("less than %d%% promoted from node %d within %d s",
+		       PROMOTED_PCT, rg->nid, PROMOTE_TIMEOUT_S);
 	EXPECT_GT(after->v[VM_PROMOTE_SUCCESS], before->v[VM_PROMOTE_SUCCESS])
 		TH_LOG("pgpromote_success did not move");
 }
 
-/* promote_pghot and promote_legacy: @sources is SRC_HINTFAULTS or SRC_NONE. */
+/*
+ * promote_pghot and promote_legacy, from lower-tier node @nid: @sources is
+ * SRC_HINTFAULTS or SRC_NONE.
+ */
 static void check_promote(struct __test_metadata *_metadata,
-			  struct knob *knobs, const char *sources)
+			  struct knob *knobs, const char *sources, int nid)
 {
 	bool pghot = strcmp(sources, SRC_NONE);
 	struct vmstats before, after;
@@ -335,18 +323,17 @@ static void check_promote(struct __test_metadata *_metadata,
 	struct region rg;
 	double elapsed;
 
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
 	map_region(_metadata, &rg, PROMOTE_BUF_SIZE);
 
-	place_baseline(_metadata, knobs, sources, &rg);
+	place_baseline(_metadata, knobs, sources, &rg, nid);
 
 	ASSERT_EQ(read_vmstats(&before), 0);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	elapsed = access_until_promoted(_metadata, &rg, &r, NULL);
 	ASSERT_EQ(read_vmstats(&after), 0);
 
-	ksft_print_msg("enabled_sources=%s: promoted %.2f%% in %.1f s\n",
-		       sources, pct(r.top, rg.nr), elapsed);
+	ksft_print_msg("enabled_sources=%s: promoted %.2f%% from node %d in %.1f s\n",
+		       sources, pct(r.top, rg.nr), nid, elapsed);
 	expect_promoted(_metadata, &rg, &r, &before, &after);
 	if (pghot) {
 		EXPECT_GT(after.v[VM_RECORDED_HINTFAULTS],
@@ -371,12 +358,20 @@ static void check_promote(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(tiering, promote_pghot, PROMOTE_TEST_TIMEOUT_S)
 {
-	check_promote(_metadata, self->knobs, SRC_HINTFAULTS);
+	int i;
+
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(self->topo)), 0);
+	for (i = 0; i < self->topo->nr_lower; i++)
+		check_promote(_metadata, self->knobs, SRC_HINTFAULTS, self->topo->lower[i]);
 }
 
 TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
 {
-	check_promote(_metadata, self->knobs, SRC_NONE);
+	int i;
+
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(self->topo)), 0);
+	for (i = 0; i < self->topo->nr_lower; i++)
+		check_promote(_metadata, self->knobs, SRC_NONE, self->topo->lower[i]);
 }
 
 /*
@@ -384,7 +379,8 @@ TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
  * WARM_PERIOD_MS, with a promotion window of half that: only the hot set
  * reaches freq_threshold.
  */
-TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
+static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
+			int cpu_node, int nid)
 {
 	double start, t, deadline, warm_end = 0, last_check, hot_s = 0;
 	bool extended = false, hot_reached = false;
@@ -392,31 +388,21 @@ TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
 	struct residency hr, wr;
 	struct vmstats before, after;
 	struct region hot, warm;
-	long long free_top;
+	char target[16];
 
-	/*
-	 * Below the "plenty of free memory" mark the promotion window of the
-	 * target adapts (up to twice promote_window_ms) and the warm set
-	 * could legitimately qualify.
-	 */
-	if (numa_node_size64(TOP_NODE, &free_top) < 0 ||
-	    free_top < (long long)(FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE))
-		SKIP(return, "node %d has %lld MiB free, %llu needed",
-		     TOP_NODE, free_top >> 20,
-		     (FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE) >> 20);
-
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
 	map_region(_metadata, &hot, HOT_SIZE);
 	map_region(_metadata, &warm, WARM_SIZE);
 
-	set_baseline(_metadata, self->knobs, SRC_HINTFAULTS);
-	/* Promote to the 2 GiB node the task runs on, which stays roomy. */
-	set_knob(_metadata, self->knobs, KNOB_TARGET_NID, TOP_NODE_STR);
-	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, FILTER_FREQ_THRESHOLD);
-	set_knob(_metadata, self->knobs, KNOB_WINDOW, FILTER_WINDOW_MS);
+	set_baseline(_metadata, knobs, SRC_HINTFAULTS);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
+	/* Promote to the node the task runs on, which stays roomy. */
+	snprintf(target, sizeof(target), "%d", cpu_node);
+	set_knob(_metadata, knobs, KNOB_TARGET_NID, target);
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, FILTER_FREQ_THRESHOLD);
+	set_knob(_metadata, knobs, KNOB_WINDOW, FILTER_WINDOW_MS);
 
-	ASSERT_EQ(place_on_slow(&hot), 0);
-	ASSERT_EQ(place_on_slow(&warm), 0);
+	ASSERT_EQ(place_on_node(&hot, nid), 0);
+	ASSERT_EQ(place_on_node(&warm, nid), 0);
 	ASSERT_EQ(query_residency(&hot, &hr), 0);
 	ASSERT_TRUE(reached_pct(hr.slow, hot.nr, PLACED_PCT))
 		print_residency("hot placed", &hot, &hr);
@@ -425,7 +411,7 @@ TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
 		print_residency("warm placed", &warm, &wr);
 
 	ASSERT_EQ(read_vmstats(&before), 0);
-	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 
 	/*
 	 * Loop over the hot set; a warm pass starts once WARM_PERIOD_MS have
@@ -471,7 +457,7 @@ TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
 		       pct(hr.top, hot.nr), PROMOTED_PCT,
 		       hot_reached ? "reached" : "not reached", hot_s);
 	ksft_print_msg("warm set: %.2f%% still on node %d, %lu passes in %.1f s\n",
-		       pct(wr.slow, warm.nr), SLOW_NODE, warm_passes,
+		       pct(wr.slow, warm.nr), nid, warm_passes,
 		       now_s() - start);
 	print_residency("hot", &hot, &hr);
 	print_residency("warm", &warm, &wr);
@@ -482,10 +468,31 @@ TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
 		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
 	EXPECT_TRUE(reached_pct(wr.slow, warm.nr, WARM_KEPT_PCT))
 		TH_LOG("less than %d%% of the warm set left on node %d",
-		       WARM_KEPT_PCT, SLOW_NODE);
+		       WARM_KEPT_PCT, nid);
 
 	unmap_region(&warm);
 	unmap_region(&hot);
+}
+
+TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
+{
+	int i, cpu_node = topo_cpu_node(self->topo);
+	long long free_top;
+
+	/*
+	 * Below the "plenty of free memory" mark the promotion window of the
+	 * target adapts (up to twice promote_window_ms) and the warm set
+	 * could legitimately qualify.
+	 */
+	if (numa_node_size64(cpu_node, &free_top) < 0 ||
+	    free_top < (long long)(FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE))
+		SKIP(return, "node %d has %lld MiB free, %llu needed",
+		     cpu_node, free_top >> 20,
+		     (FREE_ENOUGH_BYTES + HOT_SIZE + WARM_SIZE) >> 20);
+
+	ASSERT_EQ(numa_run_on_node(cpu_node), 0);
+	for (i = 0; i < self->topo->nr_lower; i++)
+		filter_from(_metadata, self->knobs, cpu_node, self->topo->lower[i]);
 }
 
 /* Is THP available to madvise(MADV_HUGEPAGE) users? */
@@ -533,7 +540,9 @@ static long long anon_huge_bytes(const char *start, size_t size)
 	return total;
 }
 
-TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
+/* thp, from lower-tier node @nid. */
+static void thp_from(struct __test_metadata *_metadata, struct knob *knobs,
+		     int nid)
 {
 	size_t map_size = THP_BUF_SIZE + PMD_SIZE_BYTES, head, tail;
 	long long huge_before, huge_after;
@@ -543,10 +552,6 @@ TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
 	double elapsed;
 	char *map, *buf;
 
-	if (!thp_allowed())
-		SKIP(return, "THP disabled in %s", THP_ENABLED);
-
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
 	map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(map, MAP_FAILED);
@@ -562,15 +567,15 @@ TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
 	ASSERT_EQ(madvise(buf, THP_BUF_SIZE, MADV_HUGEPAGE), 0);
 	ASSERT_EQ(region_init(&rg, buf, THP_BUF_SIZE), 0);
 
-	place_baseline(_metadata, self->knobs, SRC_HINTFAULTS, &rg);
+	place_baseline(_metadata, knobs, SRC_HINTFAULTS, &rg, nid);
 	huge_before = anon_huge_bytes(buf, THP_BUF_SIZE);
 	ASSERT_GE(huge_before, 0) TH_LOG("no AnonHugePages for the buffer in smaps");
 	if (!reached_pct(huge_before, THP_BUF_SIZE, THP_MAPPED_PCT))
 		SKIP(goto out, "only %lld of %lu MiB PMD-mapped on node %d",
-		     huge_before >> 20, THP_BUF_SIZE >> 20, SLOW_NODE);
+		     huge_before >> 20, THP_BUF_SIZE >> 20, nid);
 
 	ASSERT_EQ(read_vmstats(&before), 0);
-	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	elapsed = access_until_promoted(_metadata, &rg, &r, NULL);
 	ASSERT_EQ(read_vmstats(&after), 0);
 	huge_after = anon_huge_bytes(buf, THP_BUF_SIZE);
@@ -586,6 +591,22 @@ TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
 		       huge_after >> 20, THP_BUF_SIZE >> 20);
 out:
 	unmap_region(&rg);
+}
+
+TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
+{
+	int i, nid;
+
+	if (!thp_allowed())
+		SKIP(return, "THP disabled in %s", THP_ENABLED);
+
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(self->topo)), 0);
+	for (i = 0; i < self->topo->nr_lower; i++) {
+		nid = self->topo->lower[i];
+		thp_from(_metadata, self->knobs, nid);
+		if (_metadata->exit_code == KSFT_SKIP)
+			break;
+	}
 }
 
 /* A valid write and what reading the file back must then show. */
@@ -627,10 +648,10 @@ static const struct tunable_case tunable_cases[] = {
 	  { "-1", "2147483648" },
 	  { { "0", "0" }, { "65536", "65536" },
 	    { "2147483647", "2147483647" } } },
-	/* "2" is the lower-tier node: it cannot take promotions. */
+	/* Node ids: see target_nid_cases(). */
 	{ "target_nid",
-	  { "-2", "2" },
-	  { { "-1", "-1" }, { "0", "0" }, { "1", "1" } } },
+	  { "-2" },
+	  { { "-1", "-1" } } },
 };
 
 /* Node ids that must be rejected as target_nid when the node does not exist. */
@@ -755,64 +776,80 @@ static int count_root_only(struct __test_metadata *_metadata, const char *path)
 }
 
 /*
- * Nodes 0 and 1 filled with locked memory (reclaim can neither free nor
- * demote it) up to FULL_MARGIN: every ready page then finds its target
+ * Every top-tier node filled with locked memory (reclaim can neither free
+ * nor demote it) up to FULL_MARGIN: every ready page then finds its target
  * too full or demoting. Promotion must back off, which is counted, and
- * must never be what makes the OOM killer run; the hot set stays whole.
+ * must never be what makes the OOM killer run; the hot sets, one on each
+ * lower-tier node, stay whole.
  */
 TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 {
-	static const int top[] = { TOP_NODE, PEER_NODE };
-	size_t hog_size[ARRAY_SIZE(top)] = { };
-	char *hog[ARRAY_SIZE(top)] = { };
+	const struct topology *t = self->topo;
 	unsigned long i, passes = 0, bad = 0;
 	struct vmstats before, after;
 	struct residency r;
-	struct region rg;
+	struct region *rg;
+	size_t *hog_size;
 	long long free_b;
-	unsigned int n;
+	char **hog;
 	double start;
+	int n;
 
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
-	map_region(_metadata, &rg, PROMOTE_BUF_SIZE);
-	place_baseline(_metadata, self->knobs, SRC_HINTFAULTS, &rg);
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(t)), 0);
+	rg = calloc(t->nr_lower, sizeof(*rg));
+	hog = calloc(t->nr_top, sizeof(*hog));
+	hog_size = calloc(t->nr_top, sizeof(*hog_size));
+	ASSERT_TRUE(rg && hog && hog_size);
+	set_baseline(_metadata, self->knobs, SRC_HINTFAULTS);
+	for (n = 0; n < t->nr_lower; n++) {
+		map_region(_metadata, &rg[n], PROMOTE_BUF_SIZE);
+		place_baseline(_metadata, self->knobs, SRC_HINTFAULTS, &rg[n],
+			       t->lower[n]);
+		for (i = 0; i < rg[n].nr; i++)
+			*(unsigned long *)(rg[n].buf + i * PAGE_STRIDE + STAMP_OFFSET) = i;
+	}
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
-	for (i = 0; i < rg.nr; i++)
-		*(unsigned long *)(rg.buf + i * PAGE_STRIDE + STAMP_OFFSET) = i;
 
-	for (n = 0; n < ARRAY_SIZE(top); n++) {
-		unsigned long mask = 1UL << top[n];
+	for (n = 0; n < t->nr_top; n++) {
+		struct bitmask *mask = numa_allocate_nodemask();
 
-		ASSERT_GE(numa_node_size64(top[n], &free_b), 0);
+		ASSERT_NE(mask, NULL);
+		numa_bitmask_setbit(mask, t->top[n]);
+		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
 		if (free_b <= (long long)FULL_MARGIN)
 			continue;
 		hog_size[n] = free_b - FULL_MARGIN;
 		hog[n] = map_small_pages(hog_size[n]);
 		ASSERT_NE(hog[n], NULL);
-		ASSERT_EQ(mbind(hog[n], hog_size[n], MPOL_BIND, &mask,
-				sizeof(mask) * 8, 0), 0);
+		ASSERT_EQ(mbind(hog[n], hog_size[n], MPOL_BIND, mask->maskp,
+				mask->size + 1, 0), 0);
+		numa_free_nodemask(mask);
 		ASSERT_EQ(mlock(hog[n], hog_size[n]), 0)
 			TH_LOG("mlock of %zu MiB on node %d: %s",
-			       hog_size[n] >> 20, top[n], strerror(errno));
-		ASSERT_GE(numa_node_size64(top[n], &free_b), 0);
+			       hog_size[n] >> 20, t->top[n], strerror(errno));
+		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
 		ksft_print_msg("node %d: %zu MiB locked, %lld MiB free\n",
-			       top[n], hog_size[n] >> 20, free_b >> 20);
+			       t->top[n], hog_size[n] >> 20, free_b >> 20);
 	}
 
 	ASSERT_EQ(read_vmstats(&before), 0);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	start = now_s();
 	while (now_s() - start < FULL_RUN_S) {
-		touch_region(&rg);
+		for (n = 0; n < t->nr_lower; n++)
+			touch_region(&rg[n]);
 		passes++;
 	}
 	ASSERT_EQ(read_vmstats(&after), 0);
-	ASSERT_EQ(query_residency(&rg, &r), 0);
-	for (i = 0; i < rg.nr; i++)
-		if (*(unsigned long *)(rg.buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)
-			bad++;
 	ksft_print_msg("%lu passes in %d s\n", passes, FULL_RUN_S);
-	print_residency("after", &rg, &r);
+	for (n = 0; n < t->nr_lower; n++) {
+		ASSERT_EQ(query_residency(&rg[n], &r), 0);
+		for (i = 0; i < rg[n].nr; i++)
+			if (*(unsigned long *)(rg[n].buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)
+				bad++;
+		print_residency("after", &rg[n], &r);
+		EXPECT_EQ(r.missing, 0UL);
+	}
 	print_deltas(&before, &after);
 
 	EXPECT_EQ(vm_delta(&before, &after, VM_OOM_KILL), 0ULL)
@@ -822,26 +859,57 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 		TH_LOG("promotion never found its target full");
 	EXPECT_GT(vm_delta(&before, &after, VM_READY), 0ULL)
 		TH_LOG("no page became ready: nothing was put to the test");
-	EXPECT_EQ(r.missing, 0UL);
 	EXPECT_EQ(bad, 0UL) TH_LOG("%lu pages lost their contents", bad);
 
-	for (n = 0; n < ARRAY_SIZE(top); n++)
+	for (n = 0; n < t->nr_top; n++)
 		if (hog[n])
 			munmap(hog[n], hog_size[n]);
-	unmap_region(&rg);
+	for (n = 0; n < t->nr_lower; n++)
+		unmap_region(&rg[n]);
+	free(hog_size);
+	free(hog);
+	free(rg);
+}
+
+/*
+ * target_nid takes every top-tier node (all have memory: tiers only hold
+ * nodes with memory) and refuses every other online node: lower-tier
+ * nodes and nodes without memory cannot take promotions.
+ */
+static void target_nid_cases(struct __test_metadata *_metadata,
+			     const struct topology *t)
+{
+	const char *path = PGHOT_FILE("target_nid");
+	struct valid_value v;
+	char saved[64], name[32];
+	int nid;
+
+	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
+	for (nid = 0; nid < t->nr_node_ids; nid++) {
+		if (!t->online[nid])
+			continue;
+		snprintf(name, sizeof(name), "%d", nid);
+		if (node_is_top(t, nid)) {
+			v.write = name;
+			v.read = name;
+			expect_accepted(_metadata, path, &v, saved);
+			continue;
+		}
+		expect_rejected(_metadata, path, name, strlen(name), saved);
+	}
 }
 
 TEST(debugfs_validation)
 {
 	char path[512], saved[64], mode[64], name[32];
 	const struct tunable_case *tc;
-	const char *reason;
+	const struct topology *t;
 	unsigned int i;
 	int j, nr;
 
-	reason = pghot_unsupported();
-	if (reason)
-		SKIP(return, "%s", reason);
+	t = pghot_topology(_metadata);
+	if (!t)
+		return;
 
 	for (i = 0; i < ARRAY_SIZE(tunable_cases); i++) {
 		tc = &tunable_cases[i];
@@ -858,6 +926,8 @@ TEST(debugfs_validation)
 		for (j = 0; j < MAX_CASES && tc->valid[j].write; j++)
 			expect_accepted(_metadata, path, &tc->valid[j], saved);
 	}
+
+	target_nid_cases(_metadata, t);
 
 	/* Nodes that do not exist here cannot be targets. */
 	snprintf(path, sizeof(path), "%s", PGHOT_FILE("target_nid"));
@@ -896,20 +966,21 @@ TEST(debugfs_validation)
 	EXPECT_GE(nr, (int)ARRAY_SIZE(tunable_cases) + 1);
 }
 
-/* exactly one kmigrated thread: the one of the one lower-tier node */
+/* exactly one kmigrated<N> thread for each lower-tier node N, no other */
 TEST(kmigrated_threads)
 {
 	size_t len = strlen(KMIGRATED_COMM);
+	static int nr_threads[TOPO_MAX_NODES];
 	char path[300], comm[32], *end;
-	const char *reason;
+	const struct topology *t;
 	struct dirent *de;
-	int nr_slow = 0;
+	int i;
 	long nid;
 	DIR *dir;
 
-	reason = pghot_unsupported();
-	if (reason)
-		SKIP(return, "%s", reason);
+	t = pghot_topology(_metadata);
+	if (!t)
+		return;
 
 	/* Kernel threads are thread group leaders: /proc/<pid> lists them. */
 	dir = opendir("/proc");
@@ -926,18 +997,19 @@ TEST(kmigrated_threads)
 		nid = strtol(comm + len, &end, 10);
 		if (*end)
 			continue;
-		if (nid == SLOW_NODE) {
-			nr_slow++;
+		if (node_is_lower(t, nid)) {
+			nr_threads[nid]++;
 			continue;
 		}
-		EXPECT_EQ(nid, SLOW_NODE)
+		EXPECT_TRUE(node_is_lower(t, nid))
 			TH_LOG("pid %s is %s, for a node that is not lower-tier",
 			       de->d_name, comm);
 	}
 	closedir(dir);
-	EXPECT_EQ(nr_slow, 1)
-		TH_LOG("%d threads named %s%d", nr_slow, KMIGRATED_COMM,
-		       SLOW_NODE);
+	for (i = 0; i < t->nr_lower; i++)
+		EXPECT_EQ(nr_threads[t->lower[i]], 1)
+			TH_LOG("%d threads named %s%d", nr_threads[t->lower[i]],
+			       KMIGRATED_COMM, t->lower[i]);
 }
 
 TEST_HARNESS_MAIN

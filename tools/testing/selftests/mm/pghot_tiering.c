@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory tiering checks for the pghot series, on a box shaped like the
- * reference one: nodes 0 and 1 with CPUs and DRAM, node 2 CPU-less memory
- * that memory-tiers places in a lower tier.
+ * Memory tiering checks for the pghot series, on any box with a lower
+ * memory tier: the tiers are read from sysfs (pghot_util.h), not assumed.
  *
- * tiers:       the memory_tiering sysfs nodelists put nodes 0 and 1 in one
- *              tier and node 2 in a lower one; node 2 has memory, no CPUs.
+ * tiers:       every node with memory is in exactly one memory tier; the
+ *              top-tier nodes with CPUs share one tier; every lower-tier
+ *              node has memory and no CPUs. Where PGHOT_TOP_NODES and
+ *              PGHOT_LOWER_NODES are set (node lists, e.g. "0-1" and "2",
+ *              as the test VM sets them), the top-tier and lower-tier
+ *              nodes must be exactly those.
  * promote_nb2: with kernel.numa_balancing=2 (NUMA balancing in memory
- *              tiering mode), an anonymous buffer placed on node 2 and
- *              accessed by a task running on node 0 is promoted to the top
- *              tier, and pgpromote_success counts it.
+ *              tiering mode), an anonymous buffer placed on each
+ *              lower-tier node in turn and accessed by a task running on a
+ *              top-tier node with CPUs is promoted to the top tier, and
+ *              pgpromote_success counts it.
  */
 
 #include "kselftest_harness.h"
@@ -23,8 +27,9 @@
 
 /* Small enough that a pass stays short on a debug kernel too. */
 #define BUF_SIZE		(64UL << 20)
-#define PROMOTE_TEST_TIMEOUT_S	(PROMOTE_TIMEOUT_S + 120)
+#define PROMOTE_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + 120)
 
+#define NUMAB_MODE_OFF		"0"
 #define NUMAB_MODE_TIERING	"2"
 #define SCAN_DELAY_MS		"0"
 #define SCAN_PERIOD_MIN_MS	"100"
@@ -44,39 +49,83 @@ static int node_nr_cpus(int nid)
 	return nr;
 }
 
+/*
+ * If the environment variable @var is set, expect the @nr nodes @nids to
+ * be exactly the nodes it lists.
+ */
+static void expect_nodes(struct __test_metadata *_metadata, const char *var,
+			 const int *nids, int nr)
+{
+	static bool want[TOPO_MAX_NODES], have[TOPO_MAX_NODES];
+	const char *list = getenv(var);
+	int i;
+
+	if (!list)
+		return;
+	memset(want, 0, sizeof(want));
+	memset(have, 0, sizeof(have));
+	ASSERT_GE(nodelist_parse(list, want, TOPO_MAX_NODES), 0)
+		TH_LOG("%s=\"%s\" is not a node list", var, list);
+	for (i = 0; i < nr; i++)
+		have[nids[i]] = true;
+	for (i = 0; i < TOPO_MAX_NODES; i++) {
+		bool w = want[i], h = have[i];
+
+		EXPECT_EQ(w, h)
+			TH_LOG("node %d: %s by %s=%s but %s", i,
+			       w ? "listed" : "not listed", var, list,
+			       h ? "found there" : "not found there");
+	}
+}
+
 TEST(tiers)
 {
-	int t0, t1, t2, nr;
+	const struct topology *t;
+	int i, nid, nr, cpu_tier;
 	long long size;
 
 	if (numa_available() < 0)
 		SKIP(return, "NUMA not available");
-	if (numa_max_node() < SLOW_NODE)
-		SKIP(return, "need at least %d NUMA nodes, have %d",
-		     SLOW_NODE + 1, numa_max_node() + 1);
-	if (access(MEMTIER_DIR, F_OK))
-		SKIP(return, "%s missing (no memory tiering support)",
-		     MEMTIER_DIR);
+	t = tiered_topology(_metadata);
+	if (!t)
+		return;
 
-	t0 = node_memtier(TOP_NODE);
-	t1 = node_memtier(PEER_NODE);
-	t2 = node_memtier(SLOW_NODE);
-	TH_LOG("memory tiers: node%d=%d node%d=%d node%d=%d",
-	       TOP_NODE, t0, PEER_NODE, t1, SLOW_NODE, t2);
-	ASSERT_GE(t0, 0) TH_LOG("node %d is in no memory tier", TOP_NODE);
-	ASSERT_GE(t1, 0) TH_LOG("node %d is in no memory tier", PEER_NODE);
-	ASSERT_GE(t2, 0) TH_LOG("node %d is in no memory tier", SLOW_NODE);
-	EXPECT_EQ(t0, t1) TH_LOG("DRAM nodes %d and %d in different tiers",
-				 TOP_NODE, PEER_NODE);
-	EXPECT_NE(t2, t0) TH_LOG("node %d shares the DRAM tier", SLOW_NODE);
-	EXPECT_GT(t2, t0) TH_LOG("node %d is not in a slower tier", SLOW_NODE);
+	for (nid = 0; nid < t->nr_node_ids; nid++) {
+		if (!t->online[nid])
+			continue;
+		size = numa_node_size64(nid, NULL);
+		TH_LOG("node %d: memory tier %d, %d CPUs, %lld MiB",
+		       nid, t->tier[nid], t->nr_cpus[nid], size >> 20);
+		if (size > 0)
+			EXPECT_GE(t->tier[nid], 0)
+				TH_LOG("node %d has memory but is in no memory tier",
+				       nid);
+	}
 
-	size = numa_node_size64(SLOW_NODE, NULL);
-	EXPECT_GT(size, 0) TH_LOG("node %d has no memory", SLOW_NODE);
-	nr = node_nr_cpus(SLOW_NODE);
-	EXPECT_EQ(nr, 0) TH_LOG("node %d has %d CPUs", SLOW_NODE, nr);
-	nr = node_nr_cpus(TOP_NODE);
-	EXPECT_GT(nr, 0) TH_LOG("node %d has no CPUs", TOP_NODE);
+	/* The DRAM nodes with CPUs share one tier. */
+	cpu_tier = t->tier[topo_cpu_node(t)];
+	ASSERT_GE(cpu_tier, 0);
+	for (i = 0; i < t->nr_top_cpu; i++)
+		EXPECT_EQ(t->tier[t->top_cpu[i]], cpu_tier)
+			TH_LOG("DRAM nodes %d and %d in different tiers",
+			       topo_cpu_node(t), t->top_cpu[i]);
+
+	for (i = 0; i < t->nr_lower; i++) {
+		nid = t->lower[i];
+		EXPECT_NE(t->tier[nid], cpu_tier)
+			TH_LOG("node %d shares the DRAM tier", nid);
+		EXPECT_GT(t->tier[nid], cpu_tier)
+			TH_LOG("node %d is not in a slower tier", nid);
+		size = numa_node_size64(nid, NULL);
+		EXPECT_GT(size, 0) TH_LOG("node %d has no memory", nid);
+		nr = node_nr_cpus(nid);
+		EXPECT_EQ(nr, 0) TH_LOG("node %d has %d CPUs", nid, nr);
+	}
+	nr = node_nr_cpus(topo_cpu_node(t));
+	EXPECT_GT(nr, 0) TH_LOG("node %d has no CPUs", topo_cpu_node(t));
+
+	expect_nodes(_metadata, "PGHOT_TOP_NODES", t->top, t->nr_top);
+	expect_nodes(_metadata, "PGHOT_LOWER_NODES", t->lower, t->nr_lower);
 }
 
 enum {
@@ -105,23 +154,21 @@ FIXTURE(promote)
 
 FIXTURE_SETUP(promote)
 {
+	const struct topology *t;
+
 	memcpy(self->knobs, knob_init, sizeof(self->knobs));
 
 	if (numa_available() < 0)
 		SKIP(return, "NUMA not available");
-	if (numa_max_node() < SLOW_NODE)
-		SKIP(return, "need at least %d NUMA nodes, have %d",
-		     SLOW_NODE + 1, numa_max_node() + 1);
 	if (access(NUMAB_SYSCTL, F_OK))
 		SKIP(return, "%s missing (CONFIG_NUMA_BALANCING=n)",
 		     NUMAB_SYSCTL);
-	if (node_memtier(SLOW_NODE) <= node_memtier(TOP_NODE) ||
-	    node_memtier(TOP_NODE) < 0)
-		SKIP(return, "node %d is not in a lower memory tier than node %d",
-		     SLOW_NODE, TOP_NODE);
-	if (node_nr_cpus(TOP_NODE) <= 0)
-		SKIP(return, "node %d has no CPUs", TOP_NODE);
-	if (!nodes_have_free(_metadata, BUF_SIZE * 2))
+	t = tiered_topology(_metadata);
+	if (!t)
+		return;
+	if (node_nr_cpus(topo_cpu_node(t)) <= 0)
+		SKIP(return, "node %d has no CPUs", topo_cpu_node(t));
+	if (!nodes_have_free(_metadata, t, BUF_SIZE * 2))
 		return;
 
 	save_knobs(_metadata, self->knobs, NR_KNOBS);
@@ -132,7 +179,9 @@ FIXTURE_TEARDOWN_PARENT(promote)
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-TEST_F_TIMEOUT(promote, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
+/* Promote a buffer placed on lower-tier node @nid; balancing starts off. */
+static void promote_from(struct __test_metadata *_metadata,
+			 struct knob *knobs, int nid)
 {
 	unsigned long long promoted_before = 0, promoted_after = 0;
 	unsigned long pass;
@@ -140,9 +189,44 @@ TEST_F_TIMEOUT(promote, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
 	struct region rg;
 	double elapsed;
 
-	ASSERT_EQ(numa_run_on_node(TOP_NODE), 0);
 	/* This test covers the 4K path; keep THP out of it. */
 	map_region(_metadata, &rg, BUF_SIZE);
+
+	ASSERT_EQ(place_on_node(&rg, nid), 0);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT))
+		TH_LOG("only %lu of %lu pages on node %d (top %lu, other %lu, missing %lu)",
+		       r.slow, rg.nr, nid, r.top, r.other, r.missing);
+
+	ASSERT_EQ(read_vmstat("pgpromote_success", &promoted_before), 0);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
+	elapsed = access_until_promoted(_metadata, &rg, &r, &pass);
+	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
+	ASSERT_EQ(read_vmstat("pgpromote_success", &promoted_after), 0);
+
+	ksft_print_msg("node %d: promoted %.2f%% of %lu pages in %.1f s (%lu passes)\n",
+		       nid, pct(r.top, rg.nr), rg.nr, elapsed, pass);
+	ksft_print_msg("pages: node %d %lu, top tier %lu, other %lu, missing %lu\n",
+		       nid, r.slow, r.top, r.other, r.missing);
+	ksft_print_msg("pgpromote_success delta %llu\n",
+		       promoted_after - promoted_before);
+
+	EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT))
+		TH_LOG("less than %d%% promoted from node %d within %d s",
+		       PROMOTED_PCT, nid, PROMOTE_TIMEOUT_S);
+	EXPECT_GT(promoted_after, promoted_before)
+		TH_LOG("pgpromote_success did not move");
+
+	unmap_region(&rg);
+}
+
+TEST_F_TIMEOUT(promote, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
+{
+	const struct topology *t = tiered_topology(_metadata);
+	int i;
+
+	ASSERT_NE(t, NULL);
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(t)), 0);
 
 	/*
 	 * Scan fast once balancing is on; it is still off for now. The scan
@@ -156,31 +240,8 @@ TEST_F_TIMEOUT(promote, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
 		 SCAN_PERIOD_MAX_MS);
 	set_knob(_metadata, self->knobs, KNOB_SCAN_SIZE, SCAN_SIZE_MB);
 
-	ASSERT_EQ(place_on_slow(&rg), 0);
-	ASSERT_EQ(query_residency(&rg, &r), 0);
-	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT))
-		TH_LOG("only %lu of %lu pages on node %d (top %lu, other %lu, missing %lu)",
-		       r.slow, rg.nr, SLOW_NODE, r.top, r.other, r.missing);
-
-	ASSERT_EQ(read_vmstat("pgpromote_success", &promoted_before), 0);
-	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
-	elapsed = access_until_promoted(_metadata, &rg, &r, &pass);
-	ASSERT_EQ(read_vmstat("pgpromote_success", &promoted_after), 0);
-
-	ksft_print_msg("promoted %.2f%% of %lu pages in %.1f s (%lu passes)\n",
-		       pct(r.top, rg.nr), rg.nr, elapsed, pass);
-	ksft_print_msg("pages: node %d %lu, top tier %lu, other %lu, missing %lu\n",
-		       SLOW_NODE, r.slow, r.top, r.other, r.missing);
-	ksft_print_msg("pgpromote_success delta %llu\n",
-		       promoted_after - promoted_before);
-
-	EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT))
-		TH_LOG("less than %d%% promoted within %d s",
-		       PROMOTED_PCT, PROMOTE_TIMEOUT_S);
-	EXPECT_GT(promoted_after, promoted_before)
-		TH_LOG("pgpromote_success did not move");
-
-	unmap_region(&rg);
+	for (i = 0; i < t->nr_lower; i++)
+		promote_from(_metadata, self->knobs, t->lower[i]);
 }
 
 TEST_HARNESS_MAIN

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the pghot kselftests (pghot_tiering.c, pghot_promote.c).
- * They assume a box shaped like the reference one: nodes 0 and 1 with CPUs
- * and DRAM, node 2 CPU-less memory that memory-tiers places in a lower tier.
- * The task runs on node 0 and its memory is faulted in on node 2.
+ * Helpers shared by the pghot kselftests.
+ *
+ * The tests assume no node numbers: they read the box's memory tiers from
+ * sysfs (struct topology, pghot_topology.h) and run against every
+ * lower-tier node with memory they find, from the first top-tier node with
+ * CPUs. A box without a lower tier skips them, with the reason.
  */
 #ifndef __PGHOT_UTIL_H
 #define __PGHOT_UTIL_H
@@ -23,73 +25,24 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-#define TOP_NODE		0	/* the task runs here */
-#define PEER_NODE		1	/* other top-tier node */
-#define SLOW_NODE		2	/* CPU-less lower-tier node */
+#include "pghot_topology.h"
 
 #define PAGE_STRIDE		4096UL	/* one access per 4K page */
 
-#define PLACED_PCT		99	/* on SLOW_NODE before the run */
+#define PLACED_PCT		99	/* on the lower-tier node before the run */
 #define PROMOTED_PCT		99	/* on the top tier after the run */
 #define PROMOTE_TIMEOUT_S	60	/* longest access loop */
+/*
+ * The tests that run once per lower-tier node have harness timeouts for
+ * this many; beyond it a test only fails by timeout if promotion fails.
+ */
+#define TIMED_LOWER_NODES	4
 #define CHECK_INTERVAL_MS	1000	/* residency check period */
 
-#define MEMTIER_DIR		"/sys/devices/virtual/memory_tiering"
 #define NUMAB_SYSCTL		"/proc/sys/kernel/numa_balancing"
 #define NUMAB_DEBUGFS		"/sys/kernel/debug/sched/numa_balancing/"
 
 #define VMSTAT_MAX		16	/* counters read_vmstat_list() takes */
-
-/*
- * Does the range list @list ("0-1", "2", "0,2-3", "" ...) contain @nid?
- * Returns 1 or 0, or -1 if @list is malformed.
- */
-static inline int nodelist_has(const char *list, int nid)
-{
-	const char *p = list;
-	unsigned long lo, hi;
-	char *end;
-
-	while (*p && *p != '\n') {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		if (*end == '-') {
-			p = end + 1;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			hi = strtoul(p, &end, 10);
-			if (hi < lo)
-				return -1;
-		}
-		if ((unsigned long)nid >= lo && (unsigned long)nid <= hi)
-			return 1;
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p && *p != '\n')
-			return -1;
-	}
-	return 0;
-}
-
-/* Read the first line of @path, without its newline. */
-static inline int read_str(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	int ret = 0;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, size, f))
-		ret = -1;
-	fclose(f);
-	if (!ret)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ret;
-}
 
 /*
  * One write(2) of exactly @len bytes of @val to @path, opened afresh (the
@@ -119,61 +72,73 @@ static inline int write_str(const char *path, const char *val)
 	return write_raw(path, val, len) == (ssize_t)len ? 0 : -1;
 }
 
-/*
- * Memory tier of @nid: the N of the memory_tierN directory whose nodelist
- * holds it. A larger N is a larger abstract distance, i.e. a slower tier.
- * Returns -1 if no tier lists @nid, -2 on a read or parse error.
- */
-static inline int node_memtier(int nid)
+/* "node0 tier 1 cpus 1" ... and the top-tier and lower-tier lists. */
+static inline void topology_print(const struct topology *t)
 {
-	char path[512], list[256];
-	struct dirent *de;
-	int tier = -1, id;
-	DIR *dir;
+	char top[256] = "", lower[256] = "";
+	size_t lt = 0, ll = 0;
+	int i;
 
-	dir = opendir(MEMTIER_DIR);
-	if (!dir)
-		return -2;
-	while ((de = readdir(dir))) {
-		if (sscanf(de->d_name, "memory_tier%d", &id) != 1)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/nodelist", MEMTIER_DIR,
-			 de->d_name);
-		if (read_str(path, list, sizeof(list))) {
-			tier = -2;
-			break;
-		}
-		switch (nodelist_has(list, nid)) {
-		case 1:
-			tier = id;
-			break;
-		case 0:
-			continue;
-		default:
-			tier = -2;
-		}
-		break;
+	for (i = 0; i < t->nr_top && lt < sizeof(top); i++)
+		lt += snprintf(top + lt, sizeof(top) - lt, "%s%d%s", i ? " " : "",
+			       t->top[i], t->nr_cpus[t->top[i]] ? "" : "(no CPUs)");
+	for (i = 0; i < t->nr_lower && ll < sizeof(lower); i++)
+		ll += snprintf(lower + ll, sizeof(lower) - ll, "%s%d",
+			       i ? " " : "", t->lower[i]);
+	ksft_print_msg("top tier (up to memory_tier%d): nodes %s; lower tier: nodes %s\n",
+		       t->top_tier, top[0] ? top : "none",
+		       lower[0] ? lower : "none");
+}
+
+/* The topology a test process read first; see tiered_topology(). */
+static struct topology pghot_topo;
+static bool pghot_topo_read;
+
+/*
+ * The box's topology, read once per test process. For test and fixture
+ * setups: SKIP (and return NULL) where the box has no memory tiering or
+ * no lower tier; fail if sysfs cannot be read or parsed.
+ */
+static inline const struct topology *
+tiered_topology(struct __test_metadata *_metadata)
+{
+	const char *reason;
+
+	if (!pghot_topo_read) {
+		if (access(NODE_DIR "/online", F_OK))
+			SKIP(return NULL, "%s missing (no NUMA)", NODE_DIR);
+		if (access(MEMTIER_DIR, F_OK))
+			SKIP(return NULL, "%s missing (no memory tiering support)",
+			     MEMTIER_DIR);
+		ASSERT_EQ(topology_read(&pghot_topo), 0)
+			TH_LOG("cannot read the tiers from sysfs: %s",
+			       strerror(errno));
+		pghot_topo_read = true;
+		topology_print(&pghot_topo);
 	}
-	closedir(dir);
-	return tier;
+	reason = topology_unsupported(&pghot_topo);
+	if (reason)
+		SKIP(return NULL, "%s", reason);
+	return &pghot_topo;
 }
 
 /*
- * Fixture setup: SKIP, and return false, unless SLOW_NODE and TOP_NODE
- * each have at least @bytes free.
+ * Fixture setup: SKIP, and return false, unless every lower-tier node and
+ * the node the tests run on each have at least @bytes free.
  */
 static inline bool nodes_have_free(struct __test_metadata *_metadata,
+				   const struct topology *t,
 				   unsigned long bytes)
 {
-	static const int nids[] = { SLOW_NODE, TOP_NODE };
 	long long avail;
-	unsigned int i;
+	int i, nid;
 
-	for (i = 0; i < ARRAY_SIZE(nids); i++) {
-		if (numa_node_size64(nids[i], &avail) < 0 ||
+	for (i = -1; i < t->nr_lower; i++) {
+		nid = i < 0 ? topo_cpu_node(t) : t->lower[i];
+		if (numa_node_size64(nid, &avail) < 0 ||
 		    avail < (long long)bytes)
 			SKIP(return false, "node %d has less than %lu MiB free",
-			     nids[i], bytes >> 20);
+			     nid, bytes >> 20);
 	}
 	return true;
 }
@@ -267,9 +232,13 @@ struct region {
 	unsigned long nr;	/* 4K pages */
 	void **pages;
 	int *status;
+	int nid;		/* the node place_on_node() put it on, or -1 */
 };
 
-/* Where the 4K pages of a region are. */
+/*
+ * Where the 4K pages of a region are: on the lower-tier node it was placed
+ * on, on a top-tier node, elsewhere (another lower-tier node), nowhere.
+ */
 struct residency {
 	unsigned long slow, top, other, missing;
 };
@@ -281,6 +250,7 @@ static inline int region_init(struct region *rg, char *buf, size_t size)
 	rg->buf = buf;
 	rg->size = size;
 	rg->nr = size / PAGE_STRIDE;
+	rg->nid = -1;
 	rg->pages = calloc(rg->nr, sizeof(*rg->pages));
 	rg->status = calloc(rg->nr, sizeof(*rg->status));
 	if (!rg->pages || !rg->status)
@@ -323,38 +293,50 @@ static inline void touch_region(const struct region *rg)
 		touch_word((unsigned long *)(rg->buf + i * PAGE_STRIDE));
 }
 
+/*
+ * Where the pages of @rg are (rg->status holds each page's node). Uses the
+ * topology tiered_topology() read: call that first.
+ */
 static inline int query_residency(const struct region *rg,
 				  struct residency *r)
 {
 	unsigned long i;
 
 	memset(r, 0, sizeof(*r));
+	if (!pghot_topo_read)
+		return -1;
 	if (move_pages(0, rg->nr, rg->pages, NULL, rg->status, 0))
 		return -1;
 	for (i = 0; i < rg->nr; i++) {
-		if (rg->status[i] == SLOW_NODE)
-			r->slow++;
-		else if (rg->status[i] == TOP_NODE || rg->status[i] == PEER_NODE)
-			r->top++;
-		else if (rg->status[i] >= 0)
-			r->other++;
-		else
+		if (rg->status[i] < 0)
 			r->missing++;
+		else if (rg->status[i] == rg->nid)
+			r->slow++;
+		else if (node_is_top(&pghot_topo, rg->status[i]))
+			r->top++;
+		else
+			r->other++;
 	}
 	return 0;
 }
 
 /*
- * Fault the region in on the slow node, then drop the policy again: NUMA
+ * Fault the region in on node @nid, then drop the policy again: NUMA
  * balancing never scans an MPOL_BIND range.
  */
-static inline int place_on_slow(const struct region *rg)
+static inline int place_on_node(struct region *rg, int nid)
 {
-	unsigned long slow_mask = 1UL << SLOW_NODE;
+	struct bitmask *mask = numa_allocate_nodemask();
+	int ret;
 
-	if (mbind(rg->buf, rg->size, MPOL_BIND, &slow_mask,
-		  sizeof(slow_mask) * 8, 0))
+	if (!mask)
 		return -1;
+	numa_bitmask_setbit(mask, nid);
+	ret = mbind(rg->buf, rg->size, MPOL_BIND, mask->maskp, mask->size + 1, 0);
+	numa_free_nodemask(mask);
+	if (ret)
+		return -1;
+	rg->nid = nid;
 	touch_region(rg);
 	return mbind(rg->buf, rg->size, MPOL_DEFAULT, NULL, 0, 0);
 }
