@@ -7,8 +7,8 @@ SHELL := /bin/bash
 T := tooling
 
 .PHONY: all setup tree kernel selftests vm check static demo refresh \
-	vm-soak measure-core series series-check upstream-compare clean distclean \
-	emu
+	vm-soak vm-soak-debug measure-core series series-check upstream-compare \
+	clean distclean emu
 
 all: kernel
 
@@ -65,6 +65,13 @@ measure-core: kernel
 # N consecutive boots of the test VM.
 vm-soak: kernel
 	@$(T)/vm-soak.sh $(or $(N),50)
+
+# The same with make check's debug kernel (KUNIT=1: its suites at boot too).
+DEBUG_ENV = KBUILD=$(CURDIR)/out/build-debug \
+	FRAGMENTS="$(CURDIR)/tooling/kconfig/pghot.config $(CURDIR)/tooling/kconfig/debug.config"
+vm-soak-debug: tree
+	@$(DEBUG_ENV) $(T)/build.sh
+	@$(DEBUG_ENV) $(T)/vm-soak.sh $(or $(N),30)
 
 clean:
 	rm -rf out/vm out/selftests out/stage

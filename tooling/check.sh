@@ -2,106 +2,189 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: the whole suite. Static checks on this repository's kernel
 # files, the kernel build, then boots of the tiered VM in which the
-# built-in KUnit suites run at boot (parsed from the console with kunit.py)
-# and the pghot kselftests run as root: one boot in the default record
-# mode with every selftest, one in precise mode (same kernel binary) with
-# the pghot ones, and one with more CPUs for the upstream migration and
-# memory-hotplug tests; then make series and make series-check, which
-# count as one more test. Ends with "check: N passed, N failed".
+# built-in KUnit suites run at boot (parsed from the console with the
+# kernel's KTAP parser, tooling/kunit-results.py) and the pghot kselftests
+# run as root: one boot in the default record mode with every selftest,
+# one in precise mode (same kernel binary) with the pghot ones, one with
+# more CPUs and huge pages for the upstream migration and memory-hotplug
+# tests, and one of the second VM shape (tooling/vm.sh VM_SHAPE=cxl:
+# nodes numbered differently, a CXL node that gains its first memory at
+# run time) with every pghot selftest; then make series and make
+# series-check (checkpatch and a build per patch, W=1/sparse of the
+# upstream files against the base tree, the configuration matrix).
+#
+# Every test case is one result (PASS, FAIL, SKIP; a measurement that
+# cannot fail is MEASURE and not counted). In the VM a SKIP fails unless
+# tooling/skips.allow lists it; each boot must show the KUnit suites of
+# tooling/kunit-suites; a VM that crashes, hangs, reports a kernel problem
+# or exits with an error is a failure of its own. Ends with
+#	check: N passed, N failed, N skipped
+# and the list of skips and failures, and the time of each phase.
 #
 # The kernel under test is a debug kernel (tooling/kconfig/debug.config:
 # KASAN, lockdep, DEBUG_VM, DEBUG_ATOMIC_SLEEP, ...) built in out/build-debug;
 # any report from it fails the boot. make demo builds the plain one.
+# CHECK_BOOTS (default "default precise upstream cxl emu") picks the boots;
+# CHECK_SERIES=0 leaves out the series step.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 export KBUILD=${KBUILD:-$OUT/build-debug}
 export FRAGMENTS=${FRAGMENTS:-"$TOP/tooling/kconfig/pghot.config $TOP/tooling/kconfig/debug.config"}
+CHECK_BOOTS=${CHECK_BOOTS:-default precise upstream cxl emu}
+RESULTS=$OUT/check-results	# "<STATUS> <boot>:<test>[ # why]"
+: > "$RESULTS"
 
 start=$(date +%s)
-phase() { log "[$(( $(date +%s) - start ))s] $*"; }
-pass=0 fail=0
+phase_name="" phase_start=$start phases=() known_reports=()
+phase() {
+	local now
 
-# KUnit results from a boot's console; adds to pass/fail.
-kunit_results() {
-	local console=$1 kout line p f c rc
-
-	if ! grep -q 'KTAP version' "$console"; then
-		log "no KUnit output on $console"; fail=$((fail + 1)); return
-	fi
-	# The stack-depth reports of exiting tasks (CONFIG_DEBUG_STACK_USAGE)
-	# can land inside KTAP output and break kunit.py's nesting.
-	grep -v 'used greatest stack depth' "$console" > "$console.ktap"
-	kout=$(python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$console.ktap" 2>&1)
-	rc=$?
-	echo "$kout" | sed 's/\x1b\[[0-9;]*m//g' |
-		grep -E '\[(FAILED|CRASHED|SKIPPED)\]|Testing complete|Expected|but|median' | tail -40
-	line=$(echo "$kout" | sed 's/\x1b\[[0-9;]*m//g' | grep 'Testing complete' | tail -1)
-	p=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-	f=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-	c=$(echo "$line" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
-	f=$(( ${f:-0} + ${c:-0} ))
-	[ $rc = 0 ] || [ $f -gt 0 ] || f=1
-	phase "KUnit ($(basename "$(dirname "$console")")): ${p:-0} passed, $f failed"
-	pass=$((pass + ${p:-0})) fail=$((fail + f))
+	now=$(date +%s)
+	[ -z "$phase_name" ] || phases+=("$(printf '%6ss  %s' $((now - phase_start)) "$phase_name")")
+	phase_name=$1 phase_start=$now
+	[ -z "$1" ] || log "[$((now - start))s] $1"
 }
 
-# One boot: KUnit at boot (unless $4 is nokunit), then the selftests
-# matching $2. $3: extra kernel arguments. Environment for vm.sh may be set
-# by the caller (NODE_CPUS).
+# Lines "result: STATUS ID[ # why]" on stdin, from boot or step $1, into
+# $RESULTS. A SKIP is checked against tooling/skips.allow again here (the
+# guest does it for the selftests; KUnit skips are only seen here).
+collect() {
+	local where=$1 line st id why
+
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case "$line" in 'result: '*) ;; *) continue ;; esac
+		line=${line#result: }
+		st=${line%% *}; line=${line#* }
+		id=${line%% # *}; why=
+		[ "$id" = "$line" ] || why=${line#* # }
+		if [ "$st" = SKIP ] && [ "$where" != series ] &&
+		   ! skip_allowed "$where" "$id" "$why"; then
+			st=FAIL why="SKIP not allowed in the VM (tooling/skips.allow): $why"
+		fi
+		echo "$st $where:$id${why:+ # $why}" >> "$RESULTS"
+	done
+}
+
+# add STATUS WHERE:ID [WHY]
+add() { echo "$1 $2${3:+ # $3}" >> "$RESULTS"; }
+
+vm_failure() {
+	case $1 in
+	125) echo "the VM timed out" ;;
+	126) echo "the guest kernel reported a problem (BUG/WARNING/KASAN/lockdep/lockup)" ;;
+	127) echo "the guest did not finish the command (crash or panic)" ;;
+	*) echo "the guest command exited with $1" ;;
+	esac
+}
+
+# The pghot selftests this repository has: each must be built and run.
+PGHOT_SELFTESTS=$(cd "$TOP/tools/testing/selftests/mm" && ls pghot_*.c | sed 's/\.c$//' | tr '\n' ' ')
+
+# One boot: KUnit at boot (unless $4 is nokunit), then the selftests $2,
+# then the hang check. $3: extra kernel arguments. The caller may set
+# vm.sh's environment (NODE_CPUS, VM_SHAPE), TOP_NODES/LOWER_NODES (the
+# tiers the tiers test must find) and PRE (a guest command run first).
 boot() {
-	local name=$1 tests=$2 append=$3 kunit=1 log=$OUT/check-$1.log rc sl sp sf
+	local name=$1 tests=$2 append=$3 kunit=1 log=$OUT/check-$1.log rc
 
 	[ "${4:-}" != nokunit ] || kunit=0
 	phase "VM ($name): $([ $kunit = 1 ] && echo 'KUnit at boot + ')kselftests $tests"
-	KUNIT=$kunit VMDIR=$OUT/vm-$name VM_APPEND="$append" \
-		"$TOP/tooling/vm.sh" "PGHOT_TESTS='$tests' tooling/guest-tests.sh" | tee "$log"
-	rc=${PIPESTATUS[0]}
-	[ $kunit = 0 ] || kunit_results "$OUT/vm-$name/console.log"
-	sl=$(grep -E '^selftests: [0-9]+ passed' "$log" | tail -1)
-	sp=$(echo "$sl" | sed -n 's/selftests: \([0-9]*\) passed.*/\1/p')
-	sf=$(echo "$sl" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-	sf=${sf:-0}
-	[ "$rc" = 0 ] || [ "$sf" -gt 0 ] || sf=1
-	pass=$((pass + ${sp:-0})) fail=$((fail + sf))
+	for try in 1 2 3; do
+		KUNIT=$kunit VMDIR=$OUT/vm-$name VM_APPEND="$append" "$TOP/tooling/vm.sh" \
+			"${PRE:+$PRE; }PGHOT_BOOT=$name PGHOT_TOP_NODES='${TOP_NODES:-0-1}' PGHOT_LOWER_NODES='${LOWER_NODES:-2}' PGHOT_TESTS='$tests' tooling/guest-tests.sh" |
+			tee "$log"
+		rc=${PIPESTATUS[0]}
+		# The known upstream report (tooling/known-reports.awk): the
+		# boot proved nothing (the guest stops before the tests); boot
+		# again, at most twice.
+		[ "$rc" = 128 ] && [ $try -lt 3 ] || break
+		cp "$OUT/vm-$name/console.log" "$OUT/vm-$name/console-known-report-$try.log"
+		known_reports+=("$name")
+		log "VM ($name): the known upstream report at boot; booting again"
+	done
+	collect "$name" < "$log"
+	if [ $kunit = 1 ]; then
+		python3 "$TOP/tooling/kunit-results.py" "$LINUX" "$OUT/vm-$name/console.log" \
+			"$TOP/tooling/kunit-suites" > "$OUT/check-$name.kunit" 2> "$OUT/check-$name.kunit.log"
+		grep -E '\[(FAILED|CRASHED|SKIPPED|ERROR)\]|Testing complete' "$OUT/check-$name.kunit.log" |
+			sed 's/\x1b\[[0-9;]*m//g' | tail -20
+		collect "$name" < "$OUT/check-$name.kunit"
+	fi
+	case $rc in
+	0) ;;
+	1) grep -q "^FAIL $name:" "$RESULTS" ||
+		add FAIL "$name:vm" "guest-tests.sh failed without a failed test" ;;
+	128) add FAIL "$name:vm" "the known upstream report at boot, three times in a row" ;;
+	*) add FAIL "$name:vm" "$(vm_failure "$rc") (console: $OUT/vm-$name/console.log)" ;;
+	esac
+	log "VM ($name): $(grep -c "^PASS $name:" "$RESULTS") passed, $(grep -c "^FAIL $name:" "$RESULTS") failed, $(grep -c "^SKIP $name:" "$RESULTS") skipped"
 }
+
+wants() { case " $CHECK_BOOTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 phase "tree";		"$TOP/tooling/assemble.sh" || exit 1
 phase "static checks";	"$TOP/tooling/static-checks.sh" || exit 1
-phase "kernel";		"$TOP/tooling/build.sh" || exit 1
+phase "kernel (debug)";	"$TOP/tooling/build.sh" || exit 1
 phase "selftests";	"$TOP/tooling/build-selftests.sh" || exit 1
-boot default 'pghot_*' ''
-boot precise 'pghot_promote pghot_hotplug pghot_hwhint' 'pghot_mode=precise'
+
+wants default && boot default "$PGHOT_SELFTESTS" ''
+wants precise && boot precise 'pghot_promote pghot_hotplug pghot_hwhint' 'pghot_mode=precise'
 # The upstream migration and memory-hotplug tests must pass on the patched
 # kernel too; mm/migration wants two CPUs more than the nodes it migrates
-# between, so this boot has two CPUs on each of nodes 0 and 1.
-NODE_CPUS=2 boot upstream 'upstream/migration upstream/mem-on-off-test.sh' '' nokunit
+# between, so this boot has two CPUs on each of nodes 0 and 1, and huge
+# pages on both so that its hugetlb cases run.
+wants upstream && NODE_CPUS=2 boot upstream "$UPSTREAM_TESTS" "$UPSTREAM_APPEND" nokunit
+# Any tiered box: nodes 0 and 1 with CPUs and DRAM, 2 DRAM without CPUs
+# (top tier), 3 and 4 lower tier; node 4 is a CXL type-3 device whose
+# region the guest sets up, so it gains its first memory at run time
+# (tooling/vm.sh, VM_SHAPE=cxl).
+wants cxl && VM_SHAPE=cxl TOP_NODES=0-2 LOWER_NODES=3-4 PRE=tooling/guest-cxl.sh \
+	boot cxl "$PGHOT_SELFTESTS" '' nokunit
 
 # The emulated CXL box (tooling/emu): the plugin builds and loads, slows
 # node 2 by the configured ratio and its samples reach pghot.
-phase "VM (emu): emulated CXL box, tooling/emu/guest-check.sh"
-"$TOP/tooling/emu/check.sh"
-erc=$?
-el=$(grep -E '^emu: [0-9]+ passed' "$OUT/check-emu.log" 2>/dev/null | tail -1)
-ep=$(echo "$el" | sed -n 's/emu: \([0-9]*\) passed.*/\1/p')
-ef=$(echo "$el" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-ef=${ef:-0}
-[ "$erc" = 0 ] || [ "$ef" -gt 0 ] || ef=1
-pass=$((pass + ${ep:-0})) fail=$((fail + ef))
-
-# The series as it would be posted: every patch checkpatch-clean and
-# building on its own (plain config, out/series-check).
-phase "series: make series + make series-check"
-if "$TOP/tooling/series.sh" > "$OUT/check-series.log" 2>&1 &&
-   "$TOP/tooling/series-check.sh" >> "$OUT/check-series.log" 2>&1; then
-	grep -E '^pghot: (series|0[0-9]+-)' "$OUT/check-series.log" | tail -13
-	pass=$((pass + 1))
-else
-	tail -30 "$OUT/check-series.log"
-	log "series: failed (log: $OUT/check-series.log)"
-	fail=$((fail + 1))
+if wants emu; then
+	phase "VM (emu): emulated CXL box, tooling/emu/guest-check.sh"
+	"$TOP/tooling/emu/check.sh"
+	erc=$?
+	collect emu < "$OUT/check-emu.log"
+	grep -q '^result: ' "$OUT/check-emu.log" ||
+		add FAIL emu:vm "no results (exit status $erc, console: $OUT/vm-emu/console.log)"
+	[ "$erc" = 0 ] || grep -q "^FAIL emu:" "$RESULTS" ||
+		add FAIL emu:vm "tooling/emu/check.sh exited with $erc without a failed check"
 fi
 
-phase "done in $(( $(date +%s) - start ))s"
-echo "check: $pass passed, $fail failed"
-[ $fail = 0 ]
+# The series as it would be posted: every patch checkpatch-clean and
+# building on its own (plain config, out/series-check), the upstream files
+# W=1/sparse clean against the base tree, and the configuration matrix.
+if [ "${CHECK_SERIES:-1}" = 1 ]; then
+	phase "series: make series + make series-check"
+	if "$TOP/tooling/series.sh" > "$OUT/check-series.log" 2>&1 &&
+	   "$TOP/tooling/series-check.sh" >> "$OUT/check-series.log" 2>&1; then
+		add PASS series:series-check
+	else
+		tail -30 "$OUT/check-series.log"
+		add FAIL series:series-check "see $OUT/check-series.log"
+	fi
+	grep -E '^pghot: (series|base|w1|matrix|0[0-9]+-)' "$OUT/check-series.log" | tail -24
+	collect series < "$OUT/check-series.log"
+fi
+phase ""
+
+pass=$(grep -c '^PASS ' "$RESULTS")
+fail=$(grep -c '^FAIL ' "$RESULTS")
+skip=$(grep -c '^SKIP ' "$RESULTS")
+measure=$(grep -c '^MEASURE ' "$RESULTS")
+echo "time per phase:"
+printf '  %s\n' "${phases[@]}"
+echo "  total $(( $(date +%s) - start ))s"
+[ "$measure" = 0 ] || { echo "measurements (not counted as passes):"; grep '^MEASURE ' "$RESULTS" | sed 's/^MEASURE /  /'; }
+[ ${#known_reports[@]} = 0 ] ||
+	echo "booted again after the known upstream report (tooling/known-reports.awk): ${known_reports[*]}"
+[ "$fail" = 0 ] || { echo "failed:"; grep '^FAIL ' "$RESULTS" | sed 's/^FAIL /  /'; }
+[ "$skip" = 0 ] || { echo "skipped (tooling/skips.allow):"; grep '^SKIP ' "$RESULTS" | sed 's/^SKIP /  /'; }
+skipped=$(sed -n 's/^SKIP \([^ ]*\).*/\1/p' "$RESULTS" | tr '\n' ' ')
+echo "check: $pass passed, $fail failed, $skip skipped${skipped:+: ${skipped% }}"
+[ "$fail" = 0 ]

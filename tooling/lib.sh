@@ -57,3 +57,28 @@ base_tree_git() {
 	git -C "$dir" -c core.looseCompression=0 -c gc.auto=0 commit -q \
 		-m "base: $KSRC_PKG $(cat "$LINUX/.pghot-base")"
 }
+
+SKIPS_ALLOW=$TOP/tooling/skips.allow
+
+# Does tooling/skips.allow let test $2 skip with message $3 in boot $1?
+skip_allowed() {
+	local boot=$1 id=$2 msg=$3 line boots test re
+
+	[ -f "$SKIPS_ALLOW" ] || return 1
+	while IFS= read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		boots=${line%% | *}; line=${line#* | }
+		test=${line%% | *}; line=${line#* | }
+		re=${line%% | *}
+		[ "$test" = "$id" ] || continue
+		case " $boots " in *" $boot "*|' * ') ;; *) continue ;; esac
+		printf '%s\n' "$msg" | grep -qE -- "$re" && return 0
+	done < "$SKIPS_ALLOW"
+	return 1
+}
+
+# The upstream tests make check and make upstream-compare run on the
+# patched (and base) kernel, and the kernel arguments of their boot: huge
+# pages on nodes 0 and 1 so that mm/migration's hugetlb cases run.
+UPSTREAM_TESTS='upstream/migration upstream/mem-on-off-test.sh'
+UPSTREAM_APPEND='hugepages=0:4,1:4'

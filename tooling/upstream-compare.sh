@@ -1,41 +1,68 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make upstream-compare: the upstream tests make check runs for regressions
-# (mm/migration, memory-hotplug/mem-on-off-test.sh) on the base kernel
-# (built by make series-check from the unpatched tree) and on the patched
-# kernel (the series' last step in out/series-check/build, same config; or
-# out/build if there is none), in the same VM shape, side by side.
-# Fails if the patched kernel fails a test the base kernel passes.
+# (UPSTREAM_TESTS in tooling/lib.sh: mm/migration,
+# memory-hotplug/mem-on-off-test.sh) on the base kernel (built by make
+# series-check from the unpatched tree) and on the patched kernel (the
+# series' last step, same config, out/series-check/patched-bzImage; or
+# out/build if there is none), in the same VM shape and with the same kernel arguments,
+# side by side.
+#
+# Fails if the patched kernel's VM crashed, timed out, reported a kernel
+# problem or exited with an error where the base one did not, or if any
+# test case the base kernel passes is not a pass on the patched kernel
+# (failed, skipped or missing from its results).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-TESTS='upstream/migration upstream/mem-on-off-test.sh'
 base=$OUT/series-check/base-bzImage
-patched=$OUT/series-check/build/arch/x86/boot/bzImage
+patched=$OUT/series-check/patched-bzImage
 [ -f "$patched" ] || patched=$OUT/build/arch/x86/boot/bzImage
 [ -f "$base" ] || die "no base kernel at $base; run 'make series-check'"
 [ -f "$patched" ] || die "no patched kernel at $patched; run 'make kernel'"
 "$TOP/tooling/build-selftests.sh" || exit 1
 
-declare -A result
+declare -A vmrc=() summary=()
 for k in base patched; do
 	kernel=$base
 	[ $k = patched ] && kernel=$patched
 	log "upstream tests on the $k kernel"
-	NODE_CPUS=2 KERNEL=$kernel VMDIR=$OUT/vm-upstream-$k "$TOP/tooling/vm.sh" \
-		"PGHOT_TESTS='$TESTS' tooling/guest-tests.sh" > "$OUT/upstream-$k.log" 2>&1
-	echo "vm exit status $?" >> "$OUT/upstream-$k.log"
-	grep -E '^(ok|not ok) [0-9]+ |exited with' "$OUT/upstream-$k.log" |
-		sort -u > "$OUT/upstream-$k.results"
-	result[$k]=$(grep -E '^selftests:' "$OUT/upstream-$k.log" | tail -1)
+	NODE_CPUS=2 KERNEL=$kernel VMDIR=$OUT/vm-upstream-$k VM_APPEND="$UPSTREAM_APPEND" \
+		"$TOP/tooling/vm.sh" \
+		"PGHOT_BOOT=upstream PGHOT_HANGCHECK=0 PGHOT_TESTS='$UPSTREAM_TESTS' tooling/guest-tests.sh" \
+		> "$OUT/upstream-$k.log" 2>&1
+	vmrc[$k]=$?
+	echo "vm exit status ${vmrc[$k]}" >> "$OUT/upstream-$k.log"
+	# "STATUS id", one per test case, sorted by id.
+	sed -n 's/\r$//; s/^result: \([A-Z]*\) \([^ ]*\).*/\2 \1/p' "$OUT/upstream-$k.log" |
+		LC_ALL=C sort > "$OUT/upstream-$k.results"
+	summary[$k]=$(grep -E '^selftests:' "$OUT/upstream-$k.log" | tail -1)
 done
-echo "base:    ${result[base]:-no summary (see $OUT/upstream-base.log)}"
-echo "patched: ${result[patched]:-no summary (see $OUT/upstream-patched.log)}"
-diff -u "$OUT/upstream-base.results" "$OUT/upstream-patched.results"
-# A test that fails on the patched kernel and passes on the base one.
-regressed=$(sed -n 's/^not ok [0-9]* //p' "$OUT/upstream-patched.results" |
-	while read -r t; do
-		grep -qE "^ok [0-9]+ $t\$" "$OUT/upstream-base.results" && echo "$t"
-	done)
-[ -z "$regressed" ] || die "the patched kernel fails where the base one passes: $regressed"
-log "no test fails on the patched kernel that passes on the base one"
+echo "base:    ${summary[base]:-no summary} (vm exit status ${vmrc[base]}; $OUT/upstream-base.log)"
+echo "patched: ${summary[patched]:-no summary} (vm exit status ${vmrc[patched]}; $OUT/upstream-patched.log)"
+LC_ALL=C join -a1 -a2 -e '-' -o 0,1.2,2.2 "$OUT/upstream-base.results" "$OUT/upstream-patched.results" |
+	awk '{ printf "  %-60s base %-5s patched %s\n", $1, $2, $3 }'
+
+bad=0
+# A test the base kernel passes must pass on the patched kernel too.
+lost=$(LC_ALL=C join -a1 -e MISSING -o 0,1.2,2.2 "$OUT/upstream-base.results" "$OUT/upstream-patched.results" |
+	awk '$2 == "PASS" && $3 != "PASS" { print $1 " (" $3 ")" }')
+if [ -n "$lost" ]; then
+	log "passes on the base kernel, not on the patched one:"
+	echo "$lost" | sed 's/^/pghot:   /' >&2
+	bad=1
+fi
+# The patched VM must end as well as the base one did.
+if [ "${vmrc[patched]}" != 0 ] && [ "${vmrc[patched]}" != "${vmrc[base]}" ]; then
+	case ${vmrc[patched]} in
+	125) why="timed out" ;;
+	126) why="the guest kernel reported a problem" ;;
+	127) why="the guest did not finish (crash or panic)" ;;
+	*) why="the tests exited with ${vmrc[patched]}" ;;
+	esac
+	log "the patched kernel's VM: $why (base: exit status ${vmrc[base]}; console: $OUT/vm-upstream-patched/console.log)"
+	bad=1
+fi
+[ -s "$OUT/upstream-base.results" ] || { log "the base kernel produced no results"; bad=1; }
+[ $bad = 0 ] || die "the patched kernel regresses on the upstream tests"
+log "every upstream test the base kernel passes passes on the patched kernel"

@@ -10,8 +10,9 @@ set -uo pipefail
 VMDIR=$(dirname "$PGHOT_EMU_STATS")
 D=/sys/kernel/debug/pghot
 pass=0 fail=0
-ok() { echo "emu: ok: $*"; pass=$((pass + 1)); }
-nok() { echo "emu: FAIL: $*"; fail=$((fail + 1)); }
+# ok|nok ID MESSAGE: one result line per check, as guest-tests.sh prints.
+ok() { echo "emu: ok: $2"; echo "result: PASS emu/$1"; pass=$((pass + 1)); }
+nok() { echo "emu: FAIL: $2"; echo "result: FAIL emu/$1 # $2"; fail=$((fail + 1)); }
 vmstat() { awk -v n="$1" '$1 == n { print $2 }' /proc/vmstat; }
 
 # 1. The plugin's slow ranges are node 2's memory as the guest sees it:
@@ -37,9 +38,9 @@ print("emu:   plugin slow ranges: " + " ".join(f"[{s:#x}-{e:#x})" for s, e in sl
 sys.exit(1 if bad or not any(n == 2 for n, _ in seen) else 0)
 PY
 then
-	ok "slow ranges = node 2's memory blocks (boot memory and DIMM), no other node's"
+	ok slow-ranges "slow ranges = node 2's memory blocks (boot memory and DIMM), no other node's"
 else
-	nok "slow ranges do not match node 2's memory blocks"
+	nok slow-ranges "slow ranges do not match node 2's memory blocks"
 fi
 
 # 2. The latency ratio, measured again after the calibration (vm.sh wrote
@@ -55,8 +56,8 @@ print(f"emu:   node {c['slow_node']} {c['slow_ns']:.0f} ns, node {c['fast_node']
       f"stream {c['slow_MBps']:.0f} vs {c['fast_MBps']:.0f} MB/s")
 sys.exit(0 if 0.8 <= r <= 1.2 and c["delay_ns"] > 0 else 1)
 PY
-then ok "node 2 / node 0 latency within 20% of the configured ratio"
-else nok "latency ratio off by more than 20%"
+then ok latency-ratio "node 2 / node 0 latency within 20% of the configured ratio"
+else nok latency-ratio "latency ratio off by more than 20%"
 fi
 # A second, independent measurement with the same delay.
 if p=$("$PGHOT_EMU" ratio) && python3 - "$VMDIR/emu-calib.json" "$p" <<'PY'
@@ -68,8 +69,8 @@ print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns
       f"ratio {p['ratio']:.2f}")
 sys.exit(0 if 0.8 <= r <= 1.2 else 1)
 PY
-then ok "ratio holds on a second measurement"
-else nok "ratio off by more than 20% on a second measurement"
+then ok ratio-again "ratio holds on a second measurement"
+else nok ratio-again "ratio off by more than 20% on a second measurement"
 fi
 
 # 3. Samples of a user-space workload on node 2 reach pghot.
@@ -101,8 +102,8 @@ ok = f["injected"] > 0 and rep >= f["injected"] and f["rejected"] == 0 \
     and f["bad_records"] == 0 and s1["acked"] > s0["acked"]
 sys.exit(0 if ok else 1)
 PY
-then ok "sampled accesses reach pghot_reported_hwhints"
-else nok "samples did not reach pghot"
+then ok samples-reach-pghot "sampled accesses reach pghot_reported_hwhints"
+else nok samples-reach-pghot "samples did not reach pghot"
 fi
 echo "emu: $pass passed, $fail failed"
 [ $fail = 0 ]

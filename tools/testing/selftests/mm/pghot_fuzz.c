@@ -35,6 +35,11 @@
 #define RANDOM_LEN_MAX	64
 #define LONG_LEN	8192	/* longer than any value buffer */
 #define UNPRIV_UID	65534	/* nobody */
+/*
+ * Thousands of writes: far beyond the harness's default 30 s on a debug
+ * kernel in an emulator on a loaded host.
+ */
+#define BAD_WRITES_TIMEOUT_S	600
 
 struct dfile {
 	char path[512];
@@ -202,7 +207,7 @@ static void bad_write(struct __test_metadata *_metadata,
 		TH_LOG("%s changed after writing %s", f->path, what);
 }
 
-TEST_F(pghot_files, bad_writes)
+TEST_F_TIMEOUT(pghot_files, bad_writes, BAD_WRITES_TIMEOUT_S)
 {
 	unsigned long long hw_before = hwhints_recorded();
 	unsigned int seed = 20261130, c, r;

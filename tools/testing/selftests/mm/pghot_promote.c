@@ -30,6 +30,13 @@
  *                     accessible.
  * kmigrated_threads:  exactly one kmigrated<N> thread for each lower-tier
  *                     node N, none for any other node.
+ * record_mode:        the record mode is the one the kernel was asked for
+ *                     (the last pghot_mode= on the command line, else
+ *                     CONFIG_PGHOT_PRECISE from /proc/config.gz or
+ *                     /boot/config-<release>): stats shows it, with 1 byte
+ *                     per record in default mode and 4 in precise mode,
+ *                     and freq_threshold refuses 4 in default mode and
+ *                     takes 4 to 7 in precise mode.
  *
  * Every test skips unless /sys/kernel/debug/pghot exists and there is a
  * top-tier node with CPUs and a lower-tier node with memory. Every
@@ -49,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "pghot_util.h"
@@ -964,6 +972,112 @@ TEST(debugfs_validation)
 	nr = count_root_only(_metadata, PGHOT_DIR);
 	/* The tunables and stats. */
 	EXPECT_GE(nr, (int)ARRAY_SIZE(tunable_cases) + 1);
+}
+
+/*
+ * The record mode the kernel was asked for into @mode: the last known
+ * pghot_mode= on the command line (the kernel ignores unknown ones), else
+ * "precise" or "default" as CONFIG_PGHOT_PRECISE says. Returns where it
+ * came from, or NULL if neither says.
+ */
+static const char *asked_mode(char *mode, size_t size)
+{
+	static const char * const configs[] = {
+		"zcat /proc/config.gz 2>/dev/null", "cat /boot/config-%s 2>/dev/null",
+	};
+	char cmdline[4096], cmd[512], line[256], *tok, *save;
+	const char *from = NULL;
+	struct utsname u;
+	unsigned int i;
+	bool pghot;
+	FILE *f;
+
+	mode[0] = '\0';
+	if (!read_str("/proc/cmdline", cmdline, sizeof(cmdline))) {
+		for (tok = strtok_r(cmdline, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			if (strcmp(tok, "pghot_mode=default") &&
+			    strcmp(tok, "pghot_mode=precise"))
+				continue;
+			snprintf(mode, size, "%s", tok + strlen("pghot_mode="));
+			from = "/proc/cmdline";
+		}
+	}
+	if (from || uname(&u))
+		return from;
+	for (i = 0; i < ARRAY_SIZE(configs); i++) {
+		snprintf(cmd, sizeof(cmd), configs[i], u.release);
+		f = popen(cmd, "r");
+		if (!f)
+			continue;
+		pghot = false;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strcmp(line, "CONFIG_PGHOT=y\n"))
+				pghot = true;
+			if (!strcmp(line, "CONFIG_PGHOT_PRECISE=y\n"))
+				snprintf(mode, size, "precise");
+		}
+		pclose(f);
+		if (!pghot)
+			continue;
+		if (!mode[0])
+			snprintf(mode, size, "default");
+		return i ? "/boot/config" : "/proc/config.gz";
+	}
+	return NULL;
+}
+
+TEST(record_mode)
+{
+	const char *path = PGHOT_FILE("freq_threshold"), *from;
+	char want[32], mode[64], saved[64];
+	unsigned long bytes = 0, pages = 0, per_page = 0;
+	const struct topology *t;
+	char line[128], name[64];
+	unsigned long v;
+	FILE *f;
+
+	t = pghot_topology(_metadata);
+	if (!t)
+		return;
+	from = asked_mode(want, sizeof(want));
+	if (!from)
+		SKIP(return, "neither the command line nor the kernel config says which mode");
+
+	f = fopen(PGHOT_FILE("stats"), "r");
+	ASSERT_NE(f, NULL);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lu", name, &v) != 2)
+			continue;
+		if (!strcmp(name, "record_bytes_per_page"))
+			per_page = v;
+		else if (!strcmp(name, "record_memory_bytes"))
+			bytes = v;
+		else if (!strcmp(name, "tracked_pages"))
+			pages = v;
+	}
+	fclose(f);
+	pghot_mode(mode, sizeof(mode));
+	ksft_print_msg("asked for %s (%s); stats: mode %s, %lu B/page, %lu B for %lu pages\n",
+		       want, from, mode, per_page, bytes, pages);
+
+	EXPECT_STREQ(want, mode);
+	EXPECT_EQ(per_page, strcmp(want, "precise") ? 1UL : 4UL);
+	EXPECT_GT(pages, 0UL);
+	EXPECT_GE(bytes, pages * per_page);
+
+	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
+	if (!strcmp(want, "precise")) {
+		static const struct valid_value big[] = {
+			{ "4", "4" }, { "7", "7" },
+		};
+
+		expect_accepted(_metadata, path, &big[0], saved);
+		expect_accepted(_metadata, path, &big[1], saved);
+		expect_rejected(_metadata, path, "8", 1, saved);
+	} else {
+		expect_rejected(_metadata, path, "4", 1, saved);
+	}
 }
 
 /* exactly one kmigrated<N> thread for each lower-tier node N, no other */
