@@ -377,7 +377,7 @@ TEST_F(hwhint, rings)
 	long cpus = possible_cpus();
 
 	ASSERT_GT(cpus, 0);
-	place(_metadata, &self->hw, 1UL << 20);
+	place(_metadata, &self->hw, 1UL << 20, self->topo->lower[0]);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	snprintf(val, sizeof(val), "0x%lx", self->hw.pfns[0]);
 	ASSERT_EQ(write_err(INJECT, val), 0);

@@ -34,7 +34,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <numa.h>
 #include <numaif.h>
 #include <signal.h>
@@ -50,6 +49,14 @@
 
 #include "kselftest_harness.h"
 #include "pghot_inject.h"
+
+/*
+ * The two io_uring_register() opcodes of include/uapi/linux/io_uring.h
+ * used here: the kselftest build's tools/include copy of that header does
+ * not build against the libc's linux/ headers, and liburing is optional.
+ */
+#define IORING_REGISTER_BUFFERS		0
+#define IORING_UNREGISTER_BUFFERS	1
 
 #define BUF_SIZE		(16UL << 20)
 #define SETTLE_S		3	/* well above kmigrated_sleep_ms */
@@ -622,11 +629,12 @@ TEST_F_TIMEOUT(placement, cpuset, PLACEMENT_TIMEOUT_S)
 /* Pin @rg for DMA as io_uring fixed buffers do; the ring fd, or -1. */
 static int pin_region(const struct region *rg)
 {
-	struct io_uring_params p = { };
+	/* struct io_uring_params is 120 bytes; all zero asks for defaults. */
+	unsigned long long p[16] = { 0 };
 	struct iovec iov = { rg->buf, rg->size };
 	int fd;
 
-	fd = syscall(__NR_io_uring_setup, 4, &p);
+	fd = syscall(__NR_io_uring_setup, 4, p);
 	if (fd < 0)
 		return -1;
 	if (syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS, &iov, 1)) {
