@@ -17,8 +17,11 @@
  * for a sweep, which comes within milliseconds; until then every open
  * window is younger than half the range and decodes without ambiguity.
  * Should the sweep be a quarter range late, accesses treat the section's
- * windows as closed (they lose a hit, never gain one). The fault path
- * never sweeps, and idle sections cost nothing.
+ * windows as closed (they lose a hit, never gain one). After a change of
+ * the clock (promote_window_ms), the first access to a section asks for a
+ * sweep that closes the windows opened under the old clock and keeps
+ * those opened since it asked. The fault path never sweeps, and idle
+ * sections cost nothing.
  */
 #define pr_fmt(fmt) "pghot: " fmt
 
@@ -68,6 +71,7 @@ enum {
 struct pghot_section {
 	unsigned long validated;	/* jiffies of the last sweep */
 	unsigned long gen;		/* clock generation of that sweep */
+	unsigned long asked;		/* jiffies when a sweep was asked for */
 	unsigned long flags;		/* PGHOT_SEC_* */
 	int target;			/* of the last deferred page */
 	void *records;			/* u8 or u32, see pghot_layout */
@@ -250,8 +254,12 @@ static void pghot_section_touch(struct pghot_table *t, struct pghot_section *s,
 	a->fresh = READ_ONCE(s->gen) == clock_gen(word) &&
 		   since < stale_jiffies(word);
 	if ((!a->fresh || since >= stale_jiffies(word) / 2) &&
-	    pghot_section_flag(t, s, PGHOT_SEC_SWEEP))
-		*res |= PGHOT_TOUCH_SWEEP;
+	    !test_bit(PGHOT_SEC_SWEEP, &s->flags)) {
+		/* Before the flag, which orders it for the sweeper. */
+		WRITE_ONCE(s->asked, cur);
+		if (pghot_section_flag(t, s, PGHOT_SEC_SWEEP))
+			*res |= PGHOT_TOUCH_SWEEP;
+	}
 	/* Samples wait in rings: never later than now, nor before the sweep. */
 	if (time_after(a->now, cur))
 		a->now = cur;
@@ -502,14 +510,23 @@ static void pghot_sweep_section(struct pghot_section *s, unsigned long now,
 	const struct pghot_layout *l = pghot_layout;
 	struct pghot_clock c = { .shift = clock_shift(word) };
 	u32 now_units = pghot_now_units(l, &c, now);
-	bool all = READ_ONCE(s->gen) != clock_gen(word);
+	u32 keep = pghot_stale_units(l);
 	unsigned long i;
+
+	/*
+	 * Under a new clock, only what was recorded since the sweep was asked
+	 * for (the first access that found the section behind the clock) has
+	 * a time in its units: close everything else.
+	 */
+	if (READ_ONCE(s->gen) != clock_gen(word))
+		keep = min(((now_units - pghot_now_units(l, &c, READ_ONCE(s->asked))) &
+			    pghot_time_mask(l)) + 1, keep);
 
 	for (i = 0; i < PAGES_PER_SECTION; i++) {
 		u32 old = rec_load(l, s->records, i), new;
 
 		do {
-			new = pghot_sweep_record(l, old, now_units, all);
+			new = pghot_sweep_record(l, old, now_units, keep);
 			if (new == old)
 				break;
 		} while (!rec_cmpxchg(l, s->records, i, &old, new));
@@ -716,6 +733,7 @@ static int pghot_sections_add(int nid, unsigned long start_pfn,
 			return -ENOMEM;
 		}
 		s->validated = jiffies;
+		s->asked = s->validated;
 		s->gen = clock_gen(READ_ONCE(pghot_clock_word));
 		s->target = NUMA_NO_NODE;
 		atomic_long_add(pghot_section_bytes(s), &pghot_store[nid].bytes);

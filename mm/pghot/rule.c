@@ -168,16 +168,19 @@ u32 pghot_hold_record(const struct pghot_layout *l,
  * @l: record layout
  * @old: the record
  * @now_units: the current time in record units
- * @all: close every window and hold (the clock changed)
+ * @keep_units: windows and holds younger than this many units stay open:
+ *	pghot_stale_units() normally; after a clock change, the units since
+ *	the sweep was asked for plus one, as only what was recorded since
+ *	then has a time under the new clock
  *
  * Ready records are left alone: their time no longer matters, and their
  * frequency stays non-zero so that they do not look held.
  *
- * Return: the record with every window and hold older than
- * pghot_stale_units() closed, time and frequency dropped.
+ * Return: the record with its window or hold closed, time and frequency
+ * dropped, if it is @keep_units or older.
  */
 u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
-		       bool all)
+		       u32 keep_units)
 {
 	u32 age = (now_units - pghot_rec_time(l, old)) & pghot_time_mask(l);
 
@@ -186,7 +189,7 @@ u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
 	/* Idle. */
 	if (!pghot_rec_freq(l, old) && !pghot_rec_held(l, old))
 		return old;
-	if (!all && age < pghot_stale_units(l))
+	if (age < keep_units)
 		return old;
 	return old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
 }

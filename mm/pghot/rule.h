@@ -142,7 +142,7 @@ u32 pghot_update_record(const struct pghot_layout *l,
 u32 pghot_hold_record(const struct pghot_layout *l,
 		      const struct pghot_clock *c, unsigned long now);
 u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
-		       bool all);
+		       u32 keep_units);
 unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
 				   unsigned int units);
 u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,

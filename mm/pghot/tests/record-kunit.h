@@ -58,6 +58,7 @@ static struct pghot_test_store *pghot_test_store(struct kunit *test)
 	ts->t->start = TEST_SECTION;
 	ts->t->nr = 1;
 	ts->s->validated = ts->now;
+	ts->s->asked = ts->now;
 	ts->s->gen = clock_gen(ts->word);
 	ts->s->target = NUMA_NO_NODE;
 	RCU_INIT_POINTER(ts->t->secs[0], ts->s);
@@ -185,7 +186,10 @@ static void pghot_test_late_sweep(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pghot_section_take_ready(ts->s, 6, &rec));
 }
 
-/* A new clock generation: windows closed, ready pages kept. */
+/*
+ * A new clock generation: windows opened before it closed, ready pages
+ * kept, and windows opened since the sweep was asked for kept open.
+ */
 static void pghot_test_clock_change(struct kunit *test)
 {
 	struct pghot_test_store *ts;
@@ -195,21 +199,31 @@ static void pghot_test_clock_change(struct kunit *test)
 	ts = pghot_test_store(test);
 	test_touch(ts, 8, 2, NUMA_NO_NODE);
 	test_touch(ts, 9, 1, NUMA_NO_NODE);
+	test_touch(ts, 10, 2, NUMA_NO_NODE);
 	/* Twice the unit and the next generation. */
 	ts->word = ((clock_gen(ts->word) + 1) << PGHOT_CLOCK_SHIFT_BITS) |
 		   (clock_shift(ts->word) + 1);
+	/* Behind the clock: page 8's access opens a new window. */
 	res = test_touch(ts, 8, 2, NUMA_NO_NODE);
 	KUNIT_EXPECT_FALSE(test, res & PGHOT_TOUCH_READY);
 	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
-	test_sweep_if_asked(ts, res);
-	/* The sweep closed page 8's new window too, kept page 9 ready. */
 	KUNIT_EXPECT_EQ(test, pghot_rec_freq(pghot_layout,
-					     rec_load(pghot_layout, ts->s->records, 8)), 0U);
+					     rec_load(pghot_layout, ts->s->records, 8)), 1U);
+	/* The sweep comes a unit later. */
+	ts->now += test_unit(ts);
+	test_sweep_if_asked(ts, res);
+	/* It closed page 10's old window, kept page 8's new one, page 9 ready. */
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(pghot_layout,
+					     rec_load(pghot_layout, ts->s->records, 10)), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(pghot_layout,
+					     rec_load(pghot_layout, ts->s->records, 8)), 1U);
 	KUNIT_EXPECT_TRUE(test, pghot_section_take_ready(ts->s, 9, &rec));
-	/* Now it counts again. */
-	test_touch(ts, 8, 2, NUMA_NO_NODE);
+	/* Page 8's second access in its window makes it ready. */
 	KUNIT_EXPECT_TRUE(test, test_touch(ts, 8, 2, NUMA_NO_NODE) &
 			  PGHOT_TOUCH_READY);
+	/* Page 10 starts over. */
+	KUNIT_EXPECT_FALSE(test, test_touch(ts, 10, 2, NUMA_NO_NODE) &
+			   PGHOT_TOUCH_READY);
 }
 
 /* A demoted page is held, then counts again after the hold. */

@@ -212,28 +212,34 @@ static void pghot_test_sweep(struct kunit *test)
 	const struct pghot_layout *l = test_layout(test);
 	const struct pghot_clock c = { .shift = TEST_SHIFT };
 	unsigned long t = 700 * TEST_UNIT, stale = pghot_stale_units(l) * TEST_UNIT;
-	u32 open, ready, held, now;
+	u32 open, ready, held, now, keep = pghot_stale_units(l);
 
 	open = access_at(l, 0, t, 7);
 	ready = access_at(l, 0, t, 1);
 	held = pghot_hold_record(l, &c, t);
 	/* Younger than a quarter range: nothing to do. */
 	now = pghot_now_units(l, &c, t + stale - TEST_UNIT);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, false), open);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, false), held);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep), open);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep), held);
 	/* Stale: closed, the target kept. */
 	now = pghot_now_units(l, &c, t + stale);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, false) &
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep) &
 			(pghot_window_mask(l) | pghot_ready_bit(l)), 0U);
-	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, pghot_sweep_record(l, open, now, false)),
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, pghot_sweep_record(l, open, now, keep)),
 			pghot_rec_nid(l, open));
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, false), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep), 0U);
 	/* Ready records and idle ones are left alone, even by a full sweep. */
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, ready, now, true), ready);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, 0, now, true), 0U);
-	/* A clock change closes young windows too. */
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, ready, now, 0), ready);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, 0, now, 0), 0U);
+	/* A clock change closes young windows too... */
 	now = pghot_now_units(l, &c, t);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, true) &
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 0) &
+			pghot_window_mask(l), 0U);
+	/* ...but not one opened since the sweep was asked for. */
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 1), open);
+	now = pghot_now_units(l, &c, t + 2 * TEST_UNIT);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 3), open);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 2) &
 			pghot_window_mask(l), 0U);
 }
 
