@@ -44,6 +44,7 @@
 #define BUF_SIZE		(32UL << 20)
 #define PMD_BYTES		(2UL << 20)
 #define SETTLE_S		3
+#define COLLAPSE_TRIES		50	/* 100 ms apart */
 #define RATE_MBPS		4		/* rate_limit test */
 #define RATE_RUN_S		8
 #define RATE_MARGIN		(512UL << 20)	/* left free on the target */
@@ -170,28 +171,6 @@ static unsigned long stamps_lost(const struct region *rg)
 	for (i = 0; i < rg->nr; i++)
 		bad += *(unsigned long *)(rg->buf + i * PAGE_STRIDE + STAMP_OFFSET) != i;
 	return bad;
-}
-
-/* Lock all but @margin of node @nid's free memory; the mapping and size. */
-static char *fill_node(struct __test_metadata *_metadata, int nid,
-		       unsigned long margin, size_t *size)
-{
-	struct bitmask *mask = numa_allocate_nodemask();
-	long long free_b;
-	char *hog;
-
-	*size = 0;
-	ASSERT_GE(numa_node_size64(nid, &free_b), 0);
-	if (free_b <= (long long)margin)
-		return NULL;
-	*size = free_b - margin;
-	hog = map_small_pages(*size);
-	ASSERT_NE(hog, NULL);
-	numa_bitmask_setbit(mask, nid);
-	ASSERT_EQ(mbind(hog, *size, MPOL_BIND, mask->maskp, mask->size + 1, 0), 0);
-	numa_free_nodemask(mask);
-	ASSERT_EQ(mlock(hog, *size), 0) TH_LOG("mlock: %s", strerror(errno));
-	return hog;
 }
 
 TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
@@ -593,9 +572,21 @@ TEST_F_TIMEOUT(coverage, thp_split, COVERAGE_TIMEOUT_S)
 	}
 }
 
+/*
+ * MADV_COLLAPSE fails with EAGAIN while pages of a range are isolated,
+ * e.g. by kmigrated migrating them: retry, as its man page says.
+ */
 static int collapse(const struct region *rg)
 {
-	return madvise(rg->buf, rg->size, MADV_COLLAPSE);
+	int i, ret = -1;
+
+	for (i = 0; i < COLLAPSE_TRIES; i++) {
+		ret = madvise(rg->buf, rg->size, MADV_COLLAPSE);
+		if (!ret || errno != EAGAIN)
+			break;
+		usleep(100 * 1000);
+	}
+	return ret;
 }
 
 TEST_F_TIMEOUT(coverage, thp_collapse, COVERAGE_TIMEOUT_S)

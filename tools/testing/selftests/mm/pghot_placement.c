@@ -62,6 +62,11 @@
 #define SETTLE_S		3	/* well above kmigrated_sleep_ms */
 #define KEPT_S			10	/* a buffer that must stay, touched this long */
 #define IGNORED_MAX_PCT		1	/* of the pages: pghot_ignored_* */
+/*
+ * Plus a few folios off the LRU when their fault came: in a CPU's LRU
+ * batch, or isolated by kmigrated on their way up (pghot_ignored_nonlru).
+ */
+#define IGNORED_SLACK		64
 #define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_TIMEOUT_S + 20) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
@@ -281,7 +286,7 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 			  delta(&a, &b, VM_IGNORED_TOPTIER) +
 			  delta(&a, &b, VM_IGNORED_UNTRACKED) +
 			  delta(&a, &b, VM_IGNORED_NONLRU);
-		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT)
+		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT + 100 * IGNORED_SLACK)
 			TH_LOG("pghot ignored %lu reports", ignored);
 	} else {
 		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);

@@ -82,6 +82,9 @@
 #define FULL_RUN_S		20	/* top_tier_full access loop */
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
 #define WARM_PERIOD_MS		4000	/* warm set: one access per page per period */
+/* Below the free-space fast path, which wants 1 GiB free above the mark. */
+#define FILTER_FREE_MARGIN	(512UL << 20)
+#define FILTER_HOT_THRESHOLD_MS	"1"
 #define TEST_SLACK_S		120	/* placement, checks and exit */
 #define PROMOTE_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + TEST_SLACK_S)
 #define FILTER_TEST_TIMEOUT_S	\
@@ -140,7 +143,6 @@ enum {
 	VM_RECORDED_HINTFAULTS,
 	VM_READY,
 	VM_TARGET_FULL,
-	VM_BACKOFF,
 	VM_DEMOTE_KSWAPD,
 	VM_OOM_KILL,
 	NR_VM,
@@ -152,7 +154,6 @@ static const char * const vm_names[NR_VM] = {
 	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
 	[VM_READY] = "pghot_ready",
 	[VM_TARGET_FULL] = "pghot_promote_target_full",
-	[VM_BACKOFF] = "pghot_promote_backoff",
 	[VM_DEMOTE_KSWAPD] = "pgdemote_kswapd",
 	[VM_OOM_KILL] = "oom_kill",
 };
@@ -189,6 +190,7 @@ enum {
 	KNOB_SCAN_PERIOD_MIN,
 	KNOB_SCAN_PERIOD_MAX,
 	KNOB_SCAN_SIZE,
+	KNOB_HOT_THRESHOLD,
 	KNOB_SOURCES,
 	KNOB_TARGET_NID,
 	KNOB_FREQ_THRESHOLD,
@@ -205,6 +207,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
 	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
 	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_HOT_THRESHOLD] = { NUMAB_DEBUGFS "hot_threshold_ms", false },
 	[KNOB_SOURCES] = { PGHOT_FILE("enabled_sources"), true },
 	[KNOB_TARGET_NID] = { PGHOT_FILE("target_nid"), true },
 	[KNOB_FREQ_THRESHOLD] = { PGHOT_FILE("freq_threshold"), true },
@@ -385,7 +388,11 @@ TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
 /*
  * A hot set touched continuously and a warm set touched once per
  * WARM_PERIOD_MS, with a promotion window of half that: only the hot set
- * reaches freq_threshold.
+ * reaches freq_threshold. pghot promotes everything NUMA balancing's own
+ * verdict would, so that verdict is kept out of the way: the task's node
+ * is filled to below the free-space fast path (FILTER_FREE_MARGIN left
+ * free) and the hot threshold is a millisecond, which no warm page's
+ * scan-to-fault latency comes under.
  */
 static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 			int cpu_node, int nid)
@@ -396,7 +403,8 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	struct residency hr, wr;
 	struct vmstats before, after;
 	struct region hot, warm;
-	char target[16];
+	char target[16], *hog;
+	size_t hog_size;
 
 	map_region(_metadata, &hot, HOT_SIZE);
 	map_region(_metadata, &warm, WARM_SIZE);
@@ -408,6 +416,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	set_knob(_metadata, knobs, KNOB_TARGET_NID, target);
 	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, FILTER_FREQ_THRESHOLD);
 	set_knob(_metadata, knobs, KNOB_WINDOW, FILTER_WINDOW_MS);
+	set_knob(_metadata, knobs, KNOB_HOT_THRESHOLD, FILTER_HOT_THRESHOLD_MS);
 
 	ASSERT_EQ(place_on_node(&hot, nid), 0);
 	ASSERT_EQ(place_on_node(&warm, nid), 0);
@@ -418,6 +427,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	ASSERT_TRUE(reached_pct(wr.slow, warm.nr, PLACED_PCT))
 		print_residency("warm placed", &warm, &wr);
 
+	hog = fill_node(_metadata, cpu_node, FILTER_FREE_MARGIN, &hog_size);
 	ASSERT_EQ(read_vmstats(&before), 0);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 
@@ -478,6 +488,8 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 		TH_LOG("less than %d%% of the warm set left on node %d",
 		       WARM_KEPT_PCT, nid);
 
+	if (hog)
+		munmap(hog, hog_size);
 	unmap_region(&warm);
 	unmap_region(&hot);
 }
@@ -644,8 +656,8 @@ static const struct tunable_case tunable_cases[] = {
 	  { "0", "8" },
 	  { { "1", "1" }, { "2", "2" } } },
 	{ "promote_window_ms",
-	  { "9", "60001" },
-	  { { "10", "10" }, { "60000", "60000" } } },
+	  { "99", "60001" },
+	  { { "100", "100" }, { "60000", "60000" } } },
 	{ "kmigrated_sleep_ms",
 	  { "49", "1001" },
 	  { { "50", "50" }, { "1000", "1000" } } },
@@ -862,8 +874,7 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 
 	EXPECT_EQ(vm_delta(&before, &after, VM_OOM_KILL), 0ULL)
 		TH_LOG("the OOM killer ran");
-	EXPECT_GT(vm_delta(&before, &after, VM_TARGET_FULL) +
-		  vm_delta(&before, &after, VM_BACKOFF), 0ULL)
+	EXPECT_GT(vm_delta(&before, &after, VM_TARGET_FULL), 0ULL)
 		TH_LOG("promotion never found its target full");
 	EXPECT_GT(vm_delta(&before, &after, VM_READY), 0ULL)
 		TH_LOG("no page became ready: nothing was put to the test");

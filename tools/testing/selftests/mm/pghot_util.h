@@ -200,6 +200,32 @@ static inline char *map_small_pages(size_t size)
 	return buf;
 }
 
+/*
+ * Lock all but @margin of node @nid's free memory: the mapping (NULL if
+ * there is no more than @margin free) and its size in *@size.
+ */
+static inline char *fill_node(struct __test_metadata *_metadata, int nid,
+			      unsigned long margin, size_t *size)
+{
+	struct bitmask *mask;
+	long long free_b;
+	char *hog;
+
+	*size = 0;
+	ASSERT_GE(numa_node_size64(nid, &free_b), 0);
+	if (free_b <= (long long)margin)
+		return NULL;
+	*size = free_b - margin;
+	hog = map_small_pages(*size);
+	ASSERT_NE(hog, NULL);
+	mask = numa_allocate_nodemask();
+	numa_bitmask_setbit(mask, nid);
+	ASSERT_EQ(mbind(hog, *size, MPOL_BIND, mask->maskp, mask->size + 1, 0), 0);
+	numa_free_nodemask(mask);
+	ASSERT_EQ(mlock(hog, *size), 0) TH_LOG("mlock: %s", strerror(errno));
+	return hog;
+}
+
 /* A buffer and what move_pages() needs to ask where its 4K pages are. */
 struct region {
 	char *buf;
