@@ -16,7 +16,8 @@ sync
 echo 3 > /proc/sys/vm/drop_caches
 echo "memfree_kb $(awk '/^MemFree/ { print $2 }' /proc/meminfo)"
 echo "memtotal_kb $(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
-if [ ! -d $D ]; then
+# pghot_mode=off: no stats (the pghot directory may still hold inject).
+if [ ! -r $D/stats ]; then
 	echo "mode off"
 	exit 0
 fi
