@@ -153,6 +153,9 @@ static const struct file_operations pghot_inject_fops = {
 
 static int __init pghot_inject_init(void)
 {
+	/* pghot_mode=off: no pghot, no interface. */
+	if (pghot_off)
+		return 0;
 	debugfs_create_file("inject", 0200, pghot_debugfs_dir(), NULL,
 			    &pghot_inject_fops);
 	return 0;

@@ -79,6 +79,18 @@ static unsigned int test_touch(struct pghot_test_store *ts, unsigned long idx,
 	return res;
 }
 
+/* What kmigrated does with a deferred table, under RCU as it does. */
+static unsigned int test_collect(struct pghot_test_store *ts,
+				 unsigned long *pfns, int *targets)
+{
+	unsigned int n;
+
+	rcu_read_lock();
+	n = pghot_table_collect(ts->t, pfns, targets, 4);
+	rcu_read_unlock();
+	return n;
+}
+
 /* What kmigrated does when a section asks for a sweep. */
 static void test_sweep_if_asked(struct pghot_test_store *ts, unsigned int res)
 {
@@ -275,14 +287,14 @@ static void pghot_test_deferred(struct kunit *test)
 	ts = pghot_test_store(test);
 	/* Nothing flagged: nothing scanned. */
 	test_touch(ts, 40, 1, 0);
-	KUNIT_EXPECT_EQ(test, pghot_table_collect(ts->t, pfns, targets, 4), 0U);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 0U);
 	for (i = 41; i < 46; i++)
 		test_touch(ts, i, 1, 0);
 	/* A held page is not ready. */
 	pghot_section_hold(ts->s, 46, ts->now, ts->word);
 	WRITE_ONCE(ts->s->target, 1);
 	pghot_section_flag(ts->t, ts->s, PGHOT_SEC_DEFERRED);
-	KUNIT_EXPECT_EQ(test, pghot_table_collect(ts->t, pfns, targets, 4), 4U);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 4U);
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_EQ(test, pfns[i], TEST_PFN + 40 + i);
 		/* Precise records keep their target, default ones the section's. */
@@ -291,9 +303,9 @@ static void pghot_test_deferred(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, pghot_section_take_ready(ts->s, 40 + i, &rec));
 	}
 	/* The rest on the next call: the section flagged itself again. */
-	KUNIT_EXPECT_EQ(test, pghot_table_collect(ts->t, pfns, targets, 4), 2U);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 2U);
 	KUNIT_EXPECT_EQ(test, pfns[1], TEST_PFN + 45);
-	KUNIT_EXPECT_EQ(test, pghot_table_collect(ts->t, pfns, targets, 4), 0U);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 0U);
 }
 
 static int pghot_test_cmp_u64(const void *a, const void *b)
