@@ -330,6 +330,7 @@ static void under_load_on(struct __test_metadata *_metadata,
 			  char blocks[][32], int nr)
 {
 	unsigned long long ready0 = 0, ready1 = 0, acc0 = 0, acc1 = 0;
+	unsigned long long prom0 = 0, prom1 = 0;
 	bool offline[MAX_BLOCKS] = { };
 	unsigned long pages0, bytes0, pages, bytes;
 	unsigned long block_pages;
@@ -351,6 +352,7 @@ static void under_load_on(struct __test_metadata *_metadata,
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes0), 0);
 	ASSERT_EQ(read_vmstat("pghot_ready", &ready0), 0);
 	ASSERT_EQ(read_vmstat("pghot_recorded_accesses", &acc0), 0);
+	ASSERT_EQ(read_vmstat("pghot_promoted", &prom0), 0);
 
 	load = fork();
 	ASSERT_GE(load, 0);
@@ -402,9 +404,11 @@ static void under_load_on(struct __test_metadata *_metadata,
 	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("the load died on its own");
 	ASSERT_EQ(read_vmstat("pghot_ready", &ready1), 0);
 	ASSERT_EQ(read_vmstat("pghot_recorded_accesses", &acc1), 0);
-	ksft_print_msg("during the cycles: %llu accesses recorded, %llu pages ready\n",
-		       acc1 - acc0, ready1 - ready0);
+	ASSERT_EQ(read_vmstat("pghot_promoted", &prom1), 0);
+	ksft_print_msg("during the cycles: %llu recorded, %llu ready, %llu promoted\n",
+		       acc1 - acc0, ready1 - ready0, prom1 - prom0);
 	EXPECT_GT(acc1, acc0) TH_LOG("nothing was recorded under the load");
+	EXPECT_GT(prom1, prom0) TH_LOG("nothing was promoted while blocks went offline");
 	EXPECT_TRUE(kmigrated_running(nid));
 
 	/* Promotion works as before on the node as it is now. */

@@ -14,7 +14,7 @@
  *                     promotes in the fault path as before pghot; the buffer
  *                     is promoted and pghot records nothing (deltas of
  *                     pghot_recorded_* and pghot_ready are exactly 0).
- * freq_filter:        freq_threshold=2, promote_window_ms=2000: a set
+ * freq_filter:        freq_threshold=2, promote_window_ms=1000: a set
  *                     touched continuously is promoted, a set touched once
  *                     every 4 s (never twice in a window) stays on its
  *                     lower-tier node.
@@ -116,7 +116,7 @@
 #define DEF_RATE_LIMIT		"65536"
 /* freq_filter */
 #define FILTER_FREQ_THRESHOLD	"2"
-#define FILTER_WINDOW_MS	"2000"
+#define FILTER_WINDOW_MS	"1000"
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot"
 #define PGHOT_FILE(name)	PGHOT_DIR "/" name
@@ -387,8 +387,9 @@ TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
 
 /*
  * A hot set touched continuously and a warm set touched once per
- * WARM_PERIOD_MS, with a promotion window of half that: only the hot set
- * reaches freq_threshold. pghot promotes everything NUMA balancing's own
+ * WARM_PERIOD_MS, with a promotion window of a quarter of that (kmigrated
+ * stretches the window up to twice its setting when few pages turn
+ * ready): only the hot set reaches freq_threshold. pghot promotes everything NUMA balancing's own
  * verdict would, so that verdict is kept out of the way: the task's node
  * is filled to below the free-space fast path (FILTER_FREE_MARGIN left
  * free) and the hot threshold is a millisecond, which no warm page's
@@ -403,9 +404,11 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	struct residency hr, wr;
 	struct vmstats before, after;
 	struct region hot, warm;
-	char target[16], *hog;
-	size_t hog_size;
+	char target[16];
+	pid_t hog;
 
+	/* Before the buffers: a fork would make their next writes copy them. */
+	hog = fill_node_child(_metadata, cpu_node, FILTER_FREE_MARGIN);
 	map_region(_metadata, &hot, HOT_SIZE);
 	map_region(_metadata, &warm, WARM_SIZE);
 
@@ -427,7 +430,6 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	ASSERT_TRUE(reached_pct(wr.slow, warm.nr, PLACED_PCT))
 		print_residency("warm placed", &warm, &wr);
 
-	hog = fill_node(_metadata, cpu_node, FILTER_FREE_MARGIN, &hog_size);
 	ASSERT_EQ(read_vmstats(&before), 0);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 
@@ -488,8 +490,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 		TH_LOG("less than %d%% of the warm set left on node %d",
 		       WARM_KEPT_PCT, nid);
 
-	if (hog)
-		munmap(hog, hog_size);
+	unfill_node(hog);
 	unmap_region(&warm);
 	unmap_region(&hot);
 }

@@ -16,11 +16,14 @@
 #include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,6 +227,55 @@ static inline char *fill_node(struct __test_metadata *_metadata, int nid,
 	numa_free_nodemask(mask);
 	ASSERT_EQ(mlock(hog, *size), 0) TH_LOG("mlock: %s", strerror(errno));
 	return hog;
+}
+
+/*
+ * fill_node() in a child process, so that NUMA balancing does not scan the
+ * hog as part of the test task's address space (on a slow kernel a scan
+ * pass over a GiB of it delays the hint faults of the buffers under
+ * test). The child's pid for unfill_node(), or -1 if there was no more
+ * than @margin free.
+ */
+static inline pid_t fill_node_child(struct __test_metadata *_metadata,
+				    int nid, unsigned long margin)
+{
+	char c = 0;
+	int p[2];
+	pid_t pid;
+
+	ASSERT_EQ(pipe(p), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		size_t size;
+
+		close(p[0]);
+		/* Gone with the test, however it ends. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		c = fill_node(_metadata, nid, margin, &size) ? 'h' : 'n';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	EXPECT_EQ(read(p[0], &c, 1), 1) TH_LOG("the hog on node %d failed", nid);
+	close(p[0]);
+	if (c != 'h') {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/* Free the memory fill_node_child() locked. */
+static inline void unfill_node(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /* A buffer and what move_pages() needs to ask where its 4K pages are. */
