@@ -14,7 +14,7 @@ cp_flags=(--strict --terse --no-summary --show-types
 	  --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
 n=0
 while read -r f; do
-	case "$f" in *.c|*.h|*.rst|Kconfig*|Makefile*) ;; *) continue ;; esac
+	case "$f" in *.c|*.h|*.rst|*.sh|Kconfig*|Makefile*) ;; *) continue ;; esac
 	n=$((n + 1))
 	# SPDX tags are checked by checkpatch only on patches; check here.
 	head -2 "$TOP/$f" | grep -q 'SPDX-License-Identifier' ||

@@ -68,7 +68,8 @@ if [ ! -d "$IBS_PMU" ]; then
 (IBS or 'Instruction Based Sampling' may be disabled); in a virtual machine
 the hypervisor must expose IBS to the guest, which is rare."
 fi
-[ -d "$IBS" ] || die "$IBS_PMU exists, but $IBS does not: the kernel was built without CONFIG_PGHOT_IBS"
+[ -d "$IBS" ] ||
+	die "$IBS_PMU exists, but $IBS does not: a kernel without CONFIG_PGHOT_IBS"
 say "IBS: $(dmesg 2>/dev/null | grep -m1 'AMD IBS detected' || echo "$IBS_PMU")"
 
 # The memory tiers with nodes, fastest (smallest abstract distance) first.
@@ -104,7 +105,8 @@ if [ -z "$bench" ]; then
 	done
 fi
 if [ -z "$bench" ] || [ ! -x "$bench" ]; then
-	die "no pghot-bench: build it with 'gcc -O2 -o pghot-bench pghot-bench.c -lnuma -lpthread -lm' beside this script, or give --bench"
+	die "no pghot-bench beside this script (give --bench): build it with" \
+	    "'gcc -O2 -o pghot-bench pghot-bench.c -lnuma -lpthread -lm'"
 fi
 
 # ---- Save the knobs, put them back on exit.
@@ -132,7 +134,8 @@ echo 0x2 > "$PGHOT/enabled_sources"
 if ! echo 1 > "$IBS/enabled" 2>/dev/null; then
 	echo "enabling IBS sampling failed; the kernel said:" >&2
 	dmesg | grep pghot_ibs | tail -3 >&2
-	die "see 'Coexistence with perf' in Documentation/admin-guide/mm/pghot.rst if perf holds ibs_op"
+	die "if perf holds ibs_op, see 'Coexistence with perf' in" \
+	    "Documentation/admin-guide/mm/pghot.rst"
 fi
 say "armed; from $PGHOT/stats:"
 grep -E '^(hwhint_|ibs_op)' "$PGHOT/stats" | sed 's/^/   /'
@@ -158,8 +161,8 @@ awk -v t="$total" -v u="$useful" -v dr="$dram" -v ex="$ext" -v s="$secs" \
     -v n="$online" -v us="$SAMPLE_US" -v drop="$(d hwhint_dropped_events)" '
 function pc(a, b) { return b ? sprintf("%.1f%%", 100 * a / b) : "-" }
 BEGIN {
-	printf "   samples             %d (%.0f/s, %.0f/s per CPU, ~%.3f%% of a CPU at %d us each)\n",
-	       t, t / s, t / s / n, t / s / n * us / 1e4, us
+	printf "   samples             %d (%.0f/s, %.0f/s per CPU, ", t, t / s, t / s / n
+	printf "~%.3f%% of a CPU at %d us each)\n", t / s / n * us / 1e4, us
 	printf "   useful              %d (%s of samples)\n", u, pc(u, t)
 	printf "   DRAM loads          %d, CXL loads %d (CXL share %s)\n", dr, ex, pc(ex, dr + ex)
 	printf "   dropped (ring full) %d\n", drop

@@ -85,6 +85,11 @@
 /* Below the free-space fast path, which wants 1 GiB free above the mark. */
 #define FILTER_FREE_MARGIN	(512UL << 20)
 #define FILTER_HOT_THRESHOLD_MS	"1"
+/*
+ * Small sets: a hot page must fault twice within the window, and a debug
+ * kernel under emulation takes under a thousand hint faults a second.
+ */
+#define FILTER_SET_SIZE		(256 * PAGE_STRIDE)
 #define TEST_SLACK_S		120	/* placement, checks and exit */
 #define PROMOTE_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + TEST_SLACK_S)
 #define FILTER_TEST_TIMEOUT_S	\
@@ -409,8 +414,8 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 
 	/* Before the buffers: a fork would make their next writes copy them. */
 	hog = fill_node_child(_metadata, cpu_node, FILTER_FREE_MARGIN);
-	map_region(_metadata, &hot, HOT_SIZE);
-	map_region(_metadata, &warm, WARM_SIZE);
+	map_region(_metadata, &hot, FILTER_SET_SIZE);
+	map_region(_metadata, &warm, FILTER_SET_SIZE);
 
 	set_baseline(_metadata, knobs, SRC_HINTFAULTS);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
