@@ -18,8 +18,9 @@
 #    each of MATRIX merged onto the plain config: vmlinux, or with ":dirs"
 #    the directories that hold the series' kernel files (mm/, kernel/sched/,
 #    arch/x86/events/, ...). Default: PGHOT_PRECISE=y PGHOT_IBS=n PGHOT=n
-#    CPU_SUP_AMD=n:dirs (CPU_SUP_AMD is tested in asm/processor.h, so a
-#    full build with it off recompiles the whole kernel from nothing).
+#    and CPU_SUP_AMD=n with what it needs, by directories (CPU_SUP_AMD is
+#    tested in asm/processor.h, so a full build with it off recompiles the
+#    whole kernel from nothing).
 #    SERIES_MATRIX=0 leaves the matrix out.
 # SERIES_BUILD=0 checks only that every patch is checkpatch-clean and
 # applies with git am, without any build (make check does this: its time
@@ -150,8 +151,10 @@ else
 fi
 log "w1: series, the same objects: $(wc -l < "$C/w1-series") warnings, $(LC_ALL=C comm -13 "$C/w1-base" "$C/w1-series" | wc -l) new ($(( $(date +%s) - t0 )) s)"
 
-# The configuration matrix, each variant from the plain config.
-MATRIX=${MATRIX:-PGHOT_PRECISE=y PGHOT_IBS=n PGHOT=n CPU_SUP_AMD=n:dirs}
+# The configuration matrix, each variant from the plain config: an option,
+# then with "+" what it needs (CPU_SUP_AMD can only be turned off under
+# EXPERT and PROCESSOR_SELECT, and Hygon support selects it).
+MATRIX=${MATRIX:-PGHOT_PRECISE=y PGHOT_IBS=n PGHOT=n CPU_SUP_AMD=n+EXPERT=y+PROCESSOR_SELECT=y+CPU_SUP_HYGON=n:dirs}
 [ "${SERIES_MATRIX:-1}" = 1 ] || MATRIX=
 series_dirs=$( (for p in $(patch_list); do patch_files "$PATCHES/$p"; done; overlay_files) |
 	grep -E '^(arch|block|drivers|fs|kernel|lib|mm|net|security)/.*\.c$' |
@@ -160,7 +163,9 @@ for v in $MATRIX; do
 	t0=$(date +%s)
 	targets=vmlinux
 	case $v in *:dirs) v=${v%:dirs}; targets=$series_dirs ;; esac
-	echo "CONFIG_$v" > "$C/matrix.config"
+	opts=${v//+/ }
+	v=${opts%% *}
+	printf 'CONFIG_%s\n' $opts > "$C/matrix.config"
 	kmake x86_64_defconfig
 	"$C/linux/scripts/kconfig/merge_config.sh" -m -O "$C/build" "$C/build/.config" \
 		"$TOP/tooling/kconfig/pghot.config" "$C/matrix.config" >/dev/null 2>&1
