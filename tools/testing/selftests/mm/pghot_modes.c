@@ -31,18 +31,16 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "pghot_util.h"
+#include "pghot_inject.h"
 
 #define BUF_SIZE		(64UL << 20)
 #define SCAN_S			6	/* tiering-mode scanning, step 1 */
 #define WRITE_S			10	/* mode 1 writers, step 3 */
 #define PROMOTE_WAIT_S		30
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
-#define INJECT_CHUNK		(60 * 1024)
 #define MODES_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (SCAN_S + WRITE_S + PROMOTE_WAIT_S + 30))
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
-#define INJECT			PGHOT_DIR "inject"
 
 enum {
 	KNOB_NUMAB,
@@ -78,8 +76,9 @@ FIXTURE(modes)
 FIXTURE_SETUP(modes)
 {
 	memcpy(self->knobs, knob_init, sizeof(self->knobs));
-	if (access(INJECT, W_OK))
-		SKIP(return, "no " INJECT " (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)");
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no %s (needs root, debugfs, CONFIG_PGHOT_HWHINT_INJECT)",
+		     PGHOT_INJECT);
 	self->topo = tiered_topology(_metadata);
 	if (!self->topo)
 		return;
@@ -91,49 +90,6 @@ FIXTURE_SETUP(modes)
 FIXTURE_TEARDOWN_PARENT(modes)
 {
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
-}
-
-/* The PFN of every page of @rg, from /proc/self/pagemap (root sees them). */
-static int region_pfns(const struct region *rg, unsigned long *pfns)
-{
-	unsigned long i;
-	uint64_t e;
-	int fd;
-
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < rg->nr; i++) {
-		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
-
-		if (pread(fd, &e, sizeof(e), off) != sizeof(e) || !(e >> 63))
-			break;
-		pfns[i] = e & ((1ULL << 55) - 1);
-		if (!pfns[i])
-			break;
-	}
-	close(fd);
-	return i == rg->nr ? 0 : -1;
-}
-
-/* Report every PFN once as a hardware hint. */
-static int inject_pfns(const unsigned long *pfns, unsigned long nr)
-{
-	char *text = malloc(INJECT_CHUNK + 32);
-	unsigned long i = 0;
-	int ret = 0;
-
-	if (!text)
-		return -1;
-	while (i < nr && !ret) {
-		size_t len = 0;
-
-		while (i < nr && len < INJECT_CHUNK)
-			len += sprintf(text + len, "0x%lx ", pfns[i++]);
-		ret = write_str(INJECT, text);
-	}
-	free(text);
-	return ret;
 }
 
 struct writer {
@@ -209,7 +165,7 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	set_knob(_metadata, self->knobs, KNOB_WINDOW, "4000");
 	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x2");
-	ASSERT_EQ(inject_pfns(pfns, rg.nr), 0);
+	ASSERT_EQ(inject_pfns(pfns, rg.nr, -1), 0);
 	start = now_s();
 	do {
 		usleep(200 * 1000);
