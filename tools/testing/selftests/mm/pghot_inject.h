@@ -119,4 +119,25 @@ static inline unsigned long region_on_node(const struct region *rg, int nid)
 	return n;
 }
 
+/*
+ * Report, as a sampler that keeps seeing them would, the pages of @rg that
+ * are still on the node it was placed on (after query_residency()), as
+ * accessed from node @nid (-1: the writer's). Returns how many, or -1.
+ */
+static inline long inject_region_left(const struct region *rg, int nid)
+{
+	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns)), i, n = 0;
+	long ret = -1;
+
+	if (!pfns || region_pfns(rg, pfns))
+		goto out;
+	for (i = 0; i < rg->nr; i++)
+		if (rg->status[i] == rg->nid)
+			pfns[n++] = pfns[i];
+	ret = n && inject_pfns(pfns, n, nid) ? -1 : (long)n;
+out:
+	free(pfns);
+	return ret;
+}
+
 #endif /* __PGHOT_INJECT_H */
