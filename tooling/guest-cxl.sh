@@ -5,8 +5,8 @@
 # real box with a CXL memory expander, through the CXL sysfs ABI (what
 # `cxl create-region -t ram` does): the endpoint decoder of the memory
 # device gets its capacity in ram mode, a ram region in the root decoder
-# (the fixed memory window) takes it, and once committed the region's dax
-# device is bound to dax/kmem, which adds the memory and onlines it
+# (the fixed memory window) takes it, and once committed and bound to the
+# region driver the region's dax device is bound to dax/kmem, which adds the memory and onlines it
 # (memhp_default_state=online_movable).
 #
 # Results, in the form tooling/guest-tests.sh prints:
@@ -94,9 +94,12 @@ w "$CXL/$region/interleave_ways" 1
 w "$CXL/$region/size" "$size"
 w "$CXL/$region/target0" "$ep_name"
 w "$CXL/$region/commit" 1
-# The region driver probes it and creates a dax region, whose device
+# A region made through sysfs is not probed on commit (only one the
+# platform firmware set up is): bind it to the region driver, as
+# cxl create-region does. The driver creates a dax region, whose device
 # dax/kmem claims; kmem adds the memory and it comes online, on a node
 # the fixed memory window was given at boot.
+w /sys/bus/cxl/drivers/cxl_region/bind "$region"
 nodelist_has() {
 	local r lo hi
 
