@@ -37,7 +37,7 @@
 #define BIG_SIZE		(256UL << 20)	/* threshold_1 */
 #define SMALL_SIZE		(32UL << 20)	/* the other tests */
 #define UNPROMOTED_MAX_PCT	1
-#define PROMOTE_WAIT_S		30
+#define PROMOTE_WAIT_S		90	/* per node, for the timeout; waits end on a stall */
 #define SETTLE_S		2	/* well above kmigrated_sleep_ms */
 #define INJECT_CHUNK		(60 * 1024)
 #define HWHINT_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_WAIT_S + 30) + 60)
@@ -180,16 +180,20 @@ static void unplace(struct hw_buf *self)
 	self->pfns = NULL;
 }
 
-/* Wait for kmigrated to promote the region; the seconds it took. */
+/*
+ * Wait for kmigrated to promote the region, for as long as it makes
+ * progress; the seconds it took.
+ */
 static double wait_promoted(struct __test_metadata *_metadata,
 			    struct hw_buf *self)
 {
+	struct progress p = { };
 	double t0 = now_s();
 
 	do {
 		usleep(200 * 1000);
-	} while (!reached_pct(promoted(_metadata, self), self->rg.nr, PROMOTED_PCT) &&
-		 now_s() - t0 < PROMOTE_WAIT_S);
+	} while (!progress_done(&p, promoted(_metadata, self), self->rg.nr,
+				PROMOTE_STALL_S));
 	return now_s() - t0;
 }
 

@@ -70,16 +70,61 @@ static inline int inject_pfns(const unsigned long *pfns, unsigned long nr,
 	return ret;
 }
 
-/* Report every page of @rg once; see inject_pfns(). */
-static inline int inject_region(const struct region *rg, int nid)
+/*
+ * The PFNs of the pages of @rg that are present, into @pfns: all of them,
+ * or (@only_placed) only those on the node the region was placed on
+ * (after query_residency()). A page being migrated is not present (its
+ * entry is a migration entry): no sampler sees it either. Returns how
+ * many, or -1 if pagemap cannot be read.
+ */
+static inline long region_present_pfns(const struct region *rg,
+				       unsigned long *pfns, bool only_placed)
+{
+	unsigned long i;
+	long n = 0;
+	uint64_t e;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < rg->nr; i++) {
+		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
+
+		if (only_placed && rg->status[i] != rg->nid)
+			continue;
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e)) {
+			n = -1;
+			break;
+		}
+		if (e >> 63 && (e & ((1ULL << 55) - 1)))
+			pfns[n++] = e & ((1ULL << 55) - 1);
+	}
+	close(fd);
+	return n;
+}
+
+static inline long inject_present(const struct region *rg, int nid,
+				  bool only_placed)
 {
 	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns));
-	int ret = -1;
+	long n = -1;
 
-	if (pfns && !region_pfns(rg, pfns))
-		ret = inject_pfns(pfns, rg->nr, nid);
+	if (pfns)
+		n = region_present_pfns(rg, pfns, only_placed);
+	if (n > 0 && inject_pfns(pfns, n, nid))
+		n = -1;
 	free(pfns);
-	return ret;
+	return n;
+}
+
+/*
+ * Report every present page of @rg once; see inject_pfns(). 0, or -1 if
+ * nothing could be reported.
+ */
+static inline int inject_region(const struct region *rg, int nid)
+{
+	return inject_present(rg, nid, false) > 0 ? 0 : -1;
 }
 
 #define KPF_THP_BIT		22	/* in /proc/kpageflags */
@@ -120,24 +165,14 @@ static inline unsigned long region_on_node(const struct region *rg, int nid)
 }
 
 /*
- * Report, as a sampler that keeps seeing them would, the pages of @rg that
- * are still on the node it was placed on (after query_residency()), as
- * accessed from node @nid (-1: the writer's). Returns how many, or -1.
+ * Report, as a sampler that keeps seeing them would, the present pages of
+ * @rg that are still on the node it was placed on (after
+ * query_residency()), as accessed from node @nid (-1: the writer's).
+ * Returns how many, or -1.
  */
 static inline long inject_region_left(const struct region *rg, int nid)
 {
-	unsigned long *pfns = calloc(rg->nr, sizeof(*pfns)), i, n = 0;
-	long ret = -1;
-
-	if (!pfns || region_pfns(rg, pfns))
-		goto out;
-	for (i = 0; i < rg->nr; i++)
-		if (rg->status[i] == rg->nid)
-			pfns[n++] = pfns[i];
-	ret = n && inject_pfns(pfns, n, nid) ? -1 : (long)n;
-out:
-	free(pfns);
-	return ret;
+	return inject_present(rg, nid, true);
 }
 
 #endif /* __PGHOT_INJECT_H */

@@ -7,7 +7,8 @@
  *	lands on T, as legacy NUMA balancing would put it, for every top-tier
  *	node with CPUs; kmigrated did the work (pghot_promoted ==
  *	pgpromote_success), every promoted page was ready first, and pghot
- *	ignored next to nothing.
+ *	ignored next to nothing (but faults on folios already on their way
+ *	up, more of them when migration is slow).
  * legacy_target:   the same with no pghot source (enabled_sources=0):
  *	the fault path promotes to T, pghot records and promotes nothing.
  * target_nid:      target_nid=U sends the buffer to U, not to the task's T.
@@ -63,12 +64,15 @@
 #define BUF_SIZE		(16UL << 20)
 #define SETTLE_S		3	/* well above kmigrated_sleep_ms */
 #define KEPT_S			10	/* a buffer that must stay, touched this long */
-#define IGNORED_MAX_PCT		1	/* of the pages: pghot_ignored_* */
-/*
- * Plus a few folios off the LRU when their fault came: in a CPU's LRU
- * batch, or isolated by kmigrated on their way up (pghot_ignored_nonlru).
- */
+/* Of the pages: pghot_ignored_{offline,toptier,untracked}, plus a few. */
+#define IGNORED_MAX_PCT		1
 #define IGNORED_SLACK		64
+/*
+ * Of the pages: faults on folios off the LRU when they came, in a CPU's
+ * LRU batch or isolated by kmigrated on their way up
+ * (pghot_ignored_nonlru), plus IGNORED_SLACK.
+ */
+#define NONLRU_MAX_PCT		25
 #define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_TIMEOUT_S + 20) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
@@ -313,10 +317,19 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 		EXPECT_GE(delta(&a, &b, VM_READY), delta(&a, &b, VM_PROMOTED));
 		ignored = delta(&a, &b, VM_IGNORED_OFFLINE) +
 			  delta(&a, &b, VM_IGNORED_TOPTIER) +
-			  delta(&a, &b, VM_IGNORED_UNTRACKED) +
-			  delta(&a, &b, VM_IGNORED_NONLRU);
+			  delta(&a, &b, VM_IGNORED_UNTRACKED);
 		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT + 100 * IGNORED_SLACK)
 			TH_LOG("pghot ignored %lu reports", ignored);
+		/*
+		 * A fault on a folio kmigrated has isolated is ignored, as the
+		 * fault path ignores it: how many depends on how long a
+		 * migration takes (long from slow memory, an emulated CXL
+		 * device), never more than a fraction of the faults.
+		 */
+		EXPECT_LE(delta(&a, &b, VM_IGNORED_NONLRU) * 100,
+			  rg.nr * NONLRU_MAX_PCT + 100 * IGNORED_SLACK)
+			TH_LOG("pghot ignored %llu reports on folios off the LRU",
+			       delta(&a, &b, VM_IGNORED_NONLRU));
 	} else {
 		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
 		EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
@@ -559,7 +572,7 @@ static unsigned long confined_run(struct __test_metadata *_metadata, int cpu,
 	ASSERT_EQ(read(to_parent[0], &msg, sizeof(msg)), (ssize_t)sizeof(msg));
 	pfns = calloc(msg.nr, sizeof(*pfns));
 	ASSERT_NE(pfns, NULL);
-	ASSERT_EQ(read(to_parent[0], pfns, msg.nr * sizeof(*pfns)),
+	ASSERT_EQ(read_full(to_parent[0], pfns, msg.nr * sizeof(*pfns)),
 		  (ssize_t)(msg.nr * sizeof(*pfns)));
 	read_vmstats(_metadata, &a);
 	ASSERT_EQ(inject_pfns(pfns, msg.nr, cpu), 0);

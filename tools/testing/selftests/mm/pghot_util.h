@@ -36,6 +36,7 @@
 #define PLACED_PCT		99	/* on the lower-tier node before the run */
 #define PROMOTED_PCT		99	/* on the top tier after the run */
 #define PROMOTE_TIMEOUT_S	60	/* longest access loop */
+#define PROMOTE_STALL_S		10	/* a wait for promotion without progress */
 /*
  * The tests that run once per lower-tier node have harness timeouts for
  * this many; beyond it a test only fails by timeout if promotion fails.
@@ -72,6 +73,25 @@ static inline int write_str(const char *path, const char *val)
 	size_t len = strlen(val);
 
 	return write_raw(path, val, len) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Read exactly @len bytes from @fd (a pipe returns what is there, a large
+ * message in parts). Returns @len, or what read() returned when it ended
+ * early (0 at end of file, -1 on error).
+ */
+static inline ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = read(fd, (char *)buf + done, len - done);
+		if (n <= 0)
+			return n;
+		done += n;
+	}
+	return len;
 }
 
 /* "node0 tier 1 cpus 1" ... and the top-tier and lower-tier lists. */
@@ -276,6 +296,30 @@ static inline void unfill_node(pid_t pid)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* How a count moves toward a goal; see progress_done(). Zero it first. */
+struct progress {
+	unsigned long last;
+	double moved;
+};
+
+/*
+ * Has @count reached PROMOTED_PCT of @total, or stalled (not moved for
+ * @stall_s seconds)? Slow memory (a CXL device, an emulator) sets the pace
+ * of promotion: a stall, not the clock, ends a wait for it.
+ */
+static inline bool progress_done(struct progress *p, unsigned long count,
+				 unsigned long total, double stall_s)
+{
+	if (reached_pct(count, total, PROMOTED_PCT))
+		return true;
+	if (!p->moved || count != p->last) {
+		p->last = count;
+		p->moved = now_s();
+		return false;
+	}
+	return now_s() - p->moved >= stall_s;
 }
 
 /* A buffer and what move_pages() needs to ask where its 4K pages are. */
