@@ -507,7 +507,12 @@ static inline void save_knobs(struct __test_metadata *_metadata,
 	}
 }
 
-/* Fixture teardown, in the parent: restore every knob a test changed. */
+/*
+ * Fixture teardown, in the parent: restore every knob a test changed.
+ * Not with EXPECT_*(): _metadata is shared with the test child, and a
+ * child that aborted on an ASSERT leaves the harness's trigger set, so
+ * the first EXPECT here would print its message although it held.
+ */
 static inline void restore_knobs(struct __test_metadata *_metadata,
 				 struct knob *knobs, int nr)
 {
@@ -516,10 +521,11 @@ static inline void restore_knobs(struct __test_metadata *_metadata,
 	for (i = nr - 1; i >= 0; i--) {
 		struct knob *k = &knobs[i];
 
-		if (!k->changed)
+		if (!k->changed || !write_str(k->path, k->saved))
 			continue;
-		EXPECT_EQ(write_str(k->path, k->saved), 0)
-			TH_LOG("cannot restore %s to %s", k->path, k->saved);
+		ksft_print_msg("cannot restore %s to %s: %s\n", k->path,
+			       k->saved, strerror(errno));
+		_metadata->exit_code = KSFT_FAIL;
 	}
 }
 
