@@ -19,24 +19,35 @@
 #define PGHOT_INJECT		"/sys/kernel/debug/pghot/inject"
 #define INJECT_CHUNK		(60 * 1024)	/* the file takes 64 KiB a write */
 
+/*
+ * The PFN behind @addr, from /proc/self/pagemap open as @fd: 0 if the page
+ * is not present (or its PFN is hidden), -1 if the entry cannot be read.
+ */
+static inline long pagemap_pfn(int fd, const void *addr)
+{
+	off_t off = (uintptr_t)addr / PAGE_STRIDE * sizeof(uint64_t);
+	uint64_t e;
+
+	if (pread(fd, &e, sizeof(e), off) != sizeof(e))
+		return -1;
+	return e >> 63 ? (long)(e & ((1ULL << 55) - 1)) : 0;
+}
+
 /* The PFN of every page of @rg into @pfns; 0, or -1 if one is not there. */
 static inline int region_pfns(const struct region *rg, unsigned long *pfns)
 {
 	unsigned long i;
-	uint64_t e;
+	long pfn;
 	int fd;
 
 	fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd < 0)
 		return -1;
 	for (i = 0; i < rg->nr; i++) {
-		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
-
-		if (pread(fd, &e, sizeof(e), off) != sizeof(e) || !(e >> 63))
+		pfn = pagemap_pfn(fd, rg->pages[i]);
+		if (pfn <= 0)
 			break;
-		pfns[i] = e & ((1ULL << 55) - 1);
-		if (!pfns[i])
-			break;
+		pfns[i] = pfn;
 	}
 	close(fd);
 	return i == rg->nr ? 0 : -1;
@@ -81,24 +92,22 @@ static inline long region_present_pfns(const struct region *rg,
 				       unsigned long *pfns, bool only_placed)
 {
 	unsigned long i;
-	long n = 0;
-	uint64_t e;
+	long n = 0, pfn;
 	int fd;
 
 	fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd < 0)
 		return -1;
 	for (i = 0; i < rg->nr; i++) {
-		off_t off = (uintptr_t)rg->pages[i] / PAGE_STRIDE * sizeof(e);
-
 		if (only_placed && rg->status[i] != rg->nid)
 			continue;
-		if (pread(fd, &e, sizeof(e), off) != sizeof(e)) {
+		pfn = pagemap_pfn(fd, rg->pages[i]);
+		if (pfn < 0) {
 			n = -1;
 			break;
 		}
-		if (e >> 63 && (e & ((1ULL << 55) - 1)))
-			pfns[n++] = e & ((1ULL << 55) - 1);
+		if (pfn)
+			pfns[n++] = pfn;
 	}
 	close(fd);
 	return n;
