@@ -152,8 +152,10 @@ if wants emu; then
 	"$TOP/tooling/emu/check.sh"
 	erc=$?
 	collect emu < "$OUT/check-emu.log"
+	# Why, in the summary: the helper's or vm.sh's last message.
+	why=$(grep -E '^(pghot-emu|pghot): ' "$OUT/check-emu.log" | tail -1)
 	grep -q '^result: ' "$OUT/check-emu.log" ||
-		add FAIL emu:vm "no results (exit status $erc, console: $OUT/vm-emu/console.log)"
+		add FAIL emu:vm "no results (exit status $erc${why:+: $why}, console: $OUT/vm-emu/console.log)"
 	[ "$erc" = 0 ] || grep -q "^FAIL emu:" "$RESULTS" ||
 		add FAIL emu:vm "tooling/emu/check.sh exited with $erc without a failed check"
 fi

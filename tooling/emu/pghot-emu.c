@@ -77,38 +77,65 @@ static double now_s(void)
 
 /* ---- the port ---- */
 
-static int open_port(void)
+/*
+ * The port named PORT_NAME. The host sends a port's name after the port
+ * appears (virtio-console control message), and devtmpfs creates its
+ * node asynchronously: a command run right after boot may look before
+ * either is there, so look again for up to PORT_WAIT_S.
+ */
+#define PORT_WAIT_S	30
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+
+static int find_port(char *path, size_t len)
 {
-	char path[512], name[128];
+	char name[128], npath[512];
 	struct dirent *d;
 	DIR *dir = opendir("/sys/class/virtio-ports");
+	int found = 0;
 	FILE *f;
-	int fd;
 
 	if (!dir)
-		die("no virtio ports: was the VM started with VM_SLOWMEM=1 or VM_SAMPLER=1?%s", "");
-	while ((d = readdir(dir))) {
+		return 0;
+	while (!found && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name",
+		snprintf(npath, sizeof(npath), "/sys/class/virtio-ports/%s/name",
 			 d->d_name);
-		f = fopen(path, "r");
+		f = fopen(npath, "r");
 		if (!f)
 			continue;
 		if (fgets(name, sizeof(name), f) &&
 		    !strncmp(name, PORT_NAME, strlen(PORT_NAME))) {
-			fclose(f);
-			snprintf(path, sizeof(path), "/dev/%s", d->d_name);
-			closedir(dir);
-			fd = open(path, O_RDWR | O_NONBLOCK);
-			if (fd < 0)
-				die("cannot open %s", path);
-			return fd;
+			snprintf(path, len, "/dev/%s", d->d_name);
+			found = 1;
 		}
 		fclose(f);
 	}
 	closedir(dir);
-	die("no port %s: was the VM started with VM_SLOWMEM=1 or VM_SAMPLER=1?", PORT_NAME);
+	return found;
+}
+
+static int open_port(void)
+{
+	double t0 = now_s();
+	char path[300];
+	int fd = -1;
+
+	for (;;) {
+		if (find_port(path, sizeof(path))) {
+			fd = open(path, O_RDWR | O_NONBLOCK);
+			if (fd >= 0)
+				return fd;
+		}
+		if (now_s() - t0 > PORT_WAIT_S)
+			break;
+		usleep(100000);
+	}
+	if (fd < 0 && find_port(path, sizeof(path)))
+		die("cannot open %s", path);
+	die("no port %s after " STR(PORT_WAIT_S) " s: was the VM started with VM_SLOWMEM=1 or VM_SAMPLER=1?",
+	    PORT_NAME);
 	return -1;
 }
 
