@@ -12,9 +12,10 @@
  *	blocks of each lower-tier node that has some (the test VM gives
  *	node 2 a hotplugged DIMM onlined movable) while a child keeps placing
  *	pages on that node that pghot records and kmigrated promotes (one
- *	block stays online on a node whose memory could all go);
- *	afterwards every record is back and a fresh buffer on the node is
- *	promoted again.
+ *	block stays online on a node whose memory could all go); the rounds
+ *	go on until the load has had accesses recorded and pages promoted
+ *	meanwhile; afterwards every record is back and a fresh buffer on the
+ *	node is promoted again.
  * node_memory_cycle: a lower-tier node all of whose memory can go offline
  *	(hot-plugged memory only, e.g. a CXL region onlined by dax/kmem)
  *	loses all of it: its kmigrated thread stops, its records are freed
@@ -25,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +41,12 @@
 #define LOAD_SIZE	(64UL << 20)	/* the child's buffer */
 #define LOAD_ROUND_MS	1500		/* the child re-places it this often */
 #define CHECK_SIZE	(64UL << 20)	/* promoted after the cycles */
-#define CYCLES		4		/* offline/online rounds */
+#define CYCLES		4		/* offline/online rounds, at least */
+#define MAX_CYCLES	12		/* until the load recorded and promoted */
+#define LOAD_START_S	60		/* for the load's first buffer */
 #define MAX_BLOCKS	4		/* blocks offlined per round */
 #define OFFLINE_TRIES	20		/* a busy block is retried */
-#define HOTPLUG_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + 120) + 120)
+#define HOTPLUG_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_MAX_S + 120) + 120)
 #define CYCLE_TEST_TIMEOUT_S	300
 #define THREAD_WAIT_S		10	/* for kmigrated to stop or start */
 #define MAX_NODE_BLOCKS	1024		/* node_memory_cycle */
@@ -299,10 +303,12 @@ static int offline_block(const char *block)
 /*
  * The load: fault a buffer in on lower-tier node @nid and touch it from
  * @cpu_node, over and over with a fresh buffer, so that pghot records
- * accesses and kmigrated promotes while blocks come and go. Runs until
- * killed.
+ * accesses and kmigrated promotes while blocks come and go. Writes a byte
+ * to @ready once its first buffer is in place (slow memory, e.g. a CXL
+ * window that an emulator runs as I/O memory, can take many seconds).
+ * Runs until killed.
  */
-static void run_load(int cpu_node, int nid)
+static void run_load(int cpu_node, int nid, int ready)
 {
 	struct region rg;
 	double start;
@@ -315,6 +321,12 @@ static void run_load(int cpu_node, int nid)
 		if (!buf || region_init(&rg, buf, LOAD_SIZE) ||
 		    place_on_node(&rg, nid))
 			_exit(1);
+		if (ready >= 0) {
+			if (write(ready, "1", 1) != 1)
+				_exit(1);
+			close(ready);
+			ready = -1;
+		}
 		start = now_s();
 		while ((now_s() - start) * 1000 < LOAD_ROUND_MS)
 			touch_region(&rg);
@@ -337,7 +349,8 @@ static void under_load_on(struct __test_metadata *_metadata,
 	unsigned long block_pages;
 	struct residency r;
 	struct region rg;
-	int i, c, status, err;
+	int i, c, status, err, pipefd[2];
+	struct pollfd pfd;
 	pid_t load;
 
 	block_pages = block_size_pages(_metadata);
@@ -351,20 +364,42 @@ static void under_load_on(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(stats_value("tracked_pages", &pages0), 0);
 	ASSERT_EQ(stats_value("record_memory_bytes", &bytes0), 0);
+
+	ASSERT_EQ(pipe(pipefd), 0);
+	load = fork();
+	ASSERT_GE(load, 0);
+	if (!load) {
+		close(pipefd[0]);
+		run_load(cpu_node, nid, pipefd[1]);
+		_exit(1);
+	}
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	err = poll(&pfd, 1, LOAD_START_S * 1000);
+	close(pipefd[0]);
+	if (err != 1) {
+		kill(load, SIGKILL);
+		waitpid(load, &status, 0);
+		ASSERT_EQ(err, 1) TH_LOG("the load placed no buffer on node %d in %d s",
+					 nid, LOAD_START_S);
+	}
 	ASSERT_EQ(read_vmstat("pghot_ready", &ready0), 0);
 	ASSERT_EQ(read_vmstat("pghot_recorded_accesses", &acc0), 0);
 	ASSERT_EQ(read_vmstat("pghot_promoted", &prom0), 0);
 
-	load = fork();
-	ASSERT_GE(load, 0);
-	if (!load) {
-		run_load(cpu_node, nid);
-		_exit(1);
-	}
-	sleep(2);
-
-	for (c = 0; c < CYCLES; c++) {
+	/*
+	 * At least CYCLES rounds, more (up to MAX_CYCLES) until the load has
+	 * had accesses recorded and pages promoted while blocks came and
+	 * went: on slow memory one round is not enough for either.
+	 */
+	for (c = 0; c < MAX_CYCLES; c++) {
 		int off = 0;
+
+		if (c >= CYCLES &&
+		    !read_vmstat("pghot_recorded_accesses", &acc1) && acc1 > acc0 &&
+		    !read_vmstat("pghot_promoted", &prom1) && prom1 > prom0)
+			break;
 
 		for (i = 0; i < nr; i++) {
 			err = offline_block(blocks[i]);
@@ -406,8 +441,8 @@ static void under_load_on(struct __test_metadata *_metadata,
 	ASSERT_EQ(read_vmstat("pghot_ready", &ready1), 0);
 	ASSERT_EQ(read_vmstat("pghot_recorded_accesses", &acc1), 0);
 	ASSERT_EQ(read_vmstat("pghot_promoted", &prom1), 0);
-	ksft_print_msg("during the cycles: %llu recorded, %llu ready, %llu promoted\n",
-		       acc1 - acc0, ready1 - ready0, prom1 - prom0);
+	ksft_print_msg("during the %d cycles: %llu recorded, %llu ready, %llu promoted\n",
+		       c, acc1 - acc0, ready1 - ready0, prom1 - prom0);
 	EXPECT_GT(acc1, acc0) TH_LOG("nothing was recorded under the load");
 	EXPECT_GT(prom1, prom0) TH_LOG("nothing was promoted while blocks went offline");
 	EXPECT_TRUE(kmigrated_running(nid));

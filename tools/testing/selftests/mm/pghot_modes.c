@@ -36,9 +36,8 @@
 #define BUF_SIZE		(64UL << 20)
 #define SCAN_S			6	/* tiering-mode scanning, step 1 */
 #define WRITE_S			10	/* mode 1 writers, step 3 */
-#define PROMOTE_WAIT_S		30
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
-#define MODES_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (SCAN_S + WRITE_S + PROMOTE_WAIT_S + 30))
+#define MODES_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (SCAN_S + WRITE_S + PROMOTE_MAX_S + 30))
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 
@@ -117,6 +116,7 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	struct writer w[2];
 	pthread_t tid[2];
 	unsigned long *pfns, i, bad = 0;
+	struct progress prog = { };
 	struct residency r;
 	struct region rg;
 	double start;
@@ -170,8 +170,7 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	do {
 		usleep(200 * 1000);
 		ASSERT_EQ(query_residency(&rg, &r), 0);
-	} while (!reached_pct(r.top, rg.nr, PROMOTED_PCT) &&
-		 now_s() - start < PROMOTE_WAIT_S);
+	} while (promote_wait_more(&prog, start, r.top, rg.nr));
 	ksft_print_msg("after hardware hints: %lu of %lu pages on the top tier\n",
 		       r.top, rg.nr);
 	ASSERT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT));

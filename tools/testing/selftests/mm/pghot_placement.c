@@ -10,7 +10,9 @@
  *	ignored next to nothing (but faults on folios already on their way
  *	up, more of them when migration is slow).
  * legacy_target:   the same with no pghot source (enabled_sources=0):
- *	the fault path promotes to T, pghot records and promotes nothing.
+ *	the fault path promotes to T, pghot records and promotes nothing
+ *	(where legacy's hot threshold holds pages back, on slow memory below
+ *	the free-space fast path, at least every page it chose is on T).
  * target_nid:      target_nid=U sends the buffer to U, not to the task's T.
  * hwhint_accessor: hardware hints naming the accessing node U send the
  *	pages to U; without a node, to the injecting task's node; to no
@@ -73,7 +75,7 @@
  * (pghot_ignored_nonlru), plus IGNORED_SLACK.
  */
 #define NONLRU_MAX_PCT		25
-#define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_TIMEOUT_S + 20) + 60)
+#define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_MAX_S + 20) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define CGROUP_ROOT		"/sys/fs/cgroup"
@@ -126,6 +128,9 @@ enum {
 	VM_TARGET_FULL,
 	VM_ISOLATE_FAILED,
 	VM_FAILED,
+	/* Printed only: what the fault path saw and judged. */
+	VM_HINT_FAULTS,
+	VM_PROMOTE_CANDIDATE,
 	NR_VM,
 };
 
@@ -147,6 +152,8 @@ static const char * const vm_names[NR_VM] = {
 	[VM_TARGET_FULL] = "pghot_promote_target_full",
 	[VM_ISOLATE_FAILED] = "pghot_promote_isolate_failed",
 	[VM_FAILED] = "pghot_promote_failed",
+	[VM_HINT_FAULTS] = "numa_hint_faults",
+	[VM_PROMOTE_CANDIDATE] = "pgpromote_candidate",
 };
 
 struct vmstats {
@@ -240,17 +247,18 @@ static unsigned long touch_until_on(struct __test_metadata *_metadata,
 				    const struct region *rg, int want)
 {
 	double start = now_s(), last = start;
+	struct progress p = { };
 	struct residency r;
 
-	do {
+	for (;;) {
 		touch_region(rg);
 		if ((now_s() - last) * 1000 < CHECK_INTERVAL_MS)
 			continue;
 		last = now_s();
 		ASSERT_EQ(query_residency(rg, &r), 0);
-		if (reached_pct(region_on_node(rg, want), rg->nr, PROMOTED_PCT))
+		if (!promote_wait_more(&p, start, region_on_node(rg, want), rg->nr))
 			break;
-	} while (now_s() - start < PROMOTE_TIMEOUT_S);
+	}
 	EXPECT_EQ(query_residency(rg, &r), 0);
 	return region_on_node(rg, want);
 }
@@ -258,7 +266,8 @@ static unsigned long touch_until_on(struct __test_metadata *_metadata,
 /*
  * Report the pages of @rg still on its lower-tier node as accessed from
  * node @nid (-1: this task's), once a second as a sampler that keeps
- * seeing them would, until PROMOTED_PCT of @rg is on @want or the timeout.
+ * seeing them would, until PROMOTED_PCT of @rg is on @want or
+ * promote_wait_more() says to stop.
  * A page off the LRU when its hint came (in a CPU's LRU batch just after
  * placement) is ignored, as legacy ignores its fault: the next round
  * reports it again. Returns how many pages are on @want; *@rounds is the
@@ -269,19 +278,35 @@ static unsigned long sample_until_on(struct __test_metadata *_metadata,
 				     unsigned int *rounds)
 {
 	double start = now_s();
+	struct progress p = { };
 	struct residency r;
 
 	*rounds = 0;
 	for (;;) {
 		ASSERT_EQ(query_residency(rg, &r), 0);
-		if (reached_pct(region_on_node(rg, want), rg->nr, PROMOTED_PCT) ||
-		    now_s() - start >= PROMOTE_TIMEOUT_S)
+		if (!promote_wait_more(&p, start, region_on_node(rg, want), rg->nr))
 			break;
 		ASSERT_GE(inject_region_left(rg, nid), 0);
 		++*rounds;
 		usleep(CHECK_INTERVAL_MS * 1000);
 	}
 	return region_on_node(rg, want);
+}
+
+/*
+ * Did legacy's own rule, not a wrong target, keep pages of a buffer of @nr
+ * pages back, @on of them having landed where they belong? Every page its
+ * hot threshold chose (pgpromote_candidate, counted only below the
+ * free-space fast path) was promoted, to that node, and the threshold
+ * chose most of them.
+ */
+static bool legacy_held_back(const struct vmstats *a, const struct vmstats *b,
+			     unsigned long on, unsigned long nr)
+{
+	unsigned long long cand = delta(a, b, VM_PROMOTE_CANDIDATE);
+
+	return cand && cand == on && delta(a, b, VM_PROMOTE_SUCCESS) == on &&
+	       on * 2 >= nr;
 }
 
 /*
@@ -307,8 +332,21 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 	ksft_print_msg("%s, task on %d, pages from %d: %lu of %lu on node %d\n",
 		       pghot ? "pghot" : "legacy", cpu, lower, on, rg.nr, want);
 	print_deltas(&a, &b);
-	EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
-		TH_LOG("less than %d%% landed on node %d", PROMOTED_PCT, want);
+	if (!pghot && !reached_pct(on, rg.nr, PROMOTED_PCT) &&
+	    legacy_held_back(&a, &b, on, rg.nr)) {
+		/*
+		 * Below the free-space fast path legacy promotes only faults
+		 * quicker than its adaptive hot threshold; on slow memory
+		 * under an emulator it can stall short of PROMOTED_PCT. What
+		 * this test asks of legacy is where its pages go: each page it
+		 * chose is on @want.
+		 */
+		ksft_print_msg("legacy held %lu pages back; the %llu it chose are on node %d\n",
+			       rg.nr - on, delta(&a, &b, VM_PROMOTE_CANDIDATE), want);
+	} else {
+		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
+			TH_LOG("less than %d%% landed on node %d", PROMOTED_PCT, want);
+	}
 	EXPECT_GE(delta(&a, &b, VM_PROMOTE_SUCCESS), on);
 	if (pghot) {
 		/* kmigrated promoted them all, each after it turned ready. */
