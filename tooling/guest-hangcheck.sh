@@ -27,7 +27,8 @@ kmigrated_states() {
 	local stat comm rest
 
 	for stat in /proc/[0-9]*/stat; do
-		IFS= read -r rest < "$stat" 2>/dev/null || continue
+		# A task may exit between the glob and the read.
+		{ IFS= read -r rest < "$stat"; } 2>/dev/null || continue
 		comm=${rest#*(}; comm=${comm%%)*}
 		case "$comm" in kmigrated[0-9]*) ;; *) continue ;; esac
 		rest=${rest##*) }
