@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run inside the test VM: the built kselftests named by PGHOT_TESTS (names
-# or globs relative to SELFTESTS), each with a timeout, then the end-of-boot
-# hang check (tooling/guest-hangcheck.sh; PGHOT_HANGCHECK=0 leaves it out).
+# or globs relative to SELFTESTS; NAME:FIXTURE runs only that fixture's
+# cases, the harness's -f), each with a timeout, then the end-of-boot hang
+# check (tooling/guest-hangcheck.sh; PGHOT_HANGCHECK=0 leaves it out).
 #
 # Prints each test's TAP, one line per test case
 #	result: PASS|FAIL|SKIP|MEASURE <binary>/<case>[ # <why>]
@@ -82,15 +83,21 @@ tap_results() {
 }
 
 run_one() {
-	local t=$1 name log rc
+	local t=$1 fixture=${2:-} name log rc t0=$SECONDS
 
 	name=${t#"$SELFTESTS"/}
-	echo "# ---- $name"
+	echo "# ---- $name${fixture:+ -f $fixture}"
 	log=/tmp/$(echo "$name" | tr / _).log
-	timeout -k 5 "$PER_TEST_TIMEOUT" "$t" 2>&1 | tee "$log"
+	timeout -k 5 "$PER_TEST_TIMEOUT" "$t" ${fixture:+-f "$fixture"} 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	# What each test costs, for make check's time budget.
+	echo "# ---- $name: $((SECONDS - t0)) s"
 	if grep -qE '^(not )?ok [0-9]+ ' "$log"; then
 		tap_results "$name" "$log" "$rc"
+		return
+	fi
+	if [ -n "$fixture" ]; then
+		result FAIL "$name" "no case of fixture $fixture ran (exit status $rc)"
 		return
 	fi
 	# Not TAP (a plain script): its exit status is the result.
@@ -103,7 +110,8 @@ run_one() {
 }
 
 for g in $PGHOT_TESTS; do
-	found=0
+	found=0 fixture=
+	case "$g" in *:*) fixture=${g#*:} g=${g%%:*} ;; esac
 	for t in "$SELFTESTS"/$g; do
 		[ -e "$t" ] || continue
 		found=1
@@ -111,7 +119,7 @@ for g in $PGHOT_TESTS; do
 			result FAIL "${t#"$SELFTESTS"/}" "not an executable file"
 			continue
 		fi
-		run_one "$t"
+		run_one "$t" "$fixture"
 	done
 	[ $found = 1 ] || result FAIL "$g" "no such selftest in $SELFTESTS"
 done
