@@ -305,6 +305,17 @@ struct progress {
 	double moved;
 };
 
+/* Note @count in @p; the seconds since it last moved (0 if it just did). */
+static inline double progress_stalled_s(struct progress *p, unsigned long count)
+{
+	if (!p->moved || count != p->last) {
+		p->last = count;
+		p->moved = now_s();
+		return 0;
+	}
+	return now_s() - p->moved;
+}
+
 /*
  * Has @count reached PROMOTED_PCT of @total, or stalled (not moved for
  * @stall_s seconds)? Slow memory (a CXL device, an emulator) sets the pace
@@ -315,12 +326,7 @@ static inline bool progress_done(struct progress *p, unsigned long count,
 {
 	if (reached_pct(count, total, PROMOTED_PCT))
 		return true;
-	if (!p->moved || count != p->last) {
-		p->last = count;
-		p->moved = now_s();
-		return false;
-	}
-	return now_s() - p->moved >= stall_s;
+	return progress_stalled_s(p, count) >= stall_s;
 }
 
 /*
@@ -335,17 +341,14 @@ static inline bool progress_done(struct progress *p, unsigned long count,
 static inline bool promote_wait_more(struct progress *p, double start,
 				     unsigned long count, unsigned long total)
 {
-	double t = now_s() - start;
+	double t = now_s() - start, stalled;
 
 	if (reached_pct(count, total, PROMOTED_PCT))
 		return false;
-	if (!p->moved || count != p->last) {
-		p->last = count;
-		p->moved = now_s();
-	}
+	stalled = progress_stalled_s(p, count);
 	if (t < PROMOTE_TIMEOUT_S)
 		return true;
-	return t < PROMOTE_MAX_S && now_s() - p->moved < PROMOTE_STALL_S;
+	return t < PROMOTE_MAX_S && stalled < PROMOTE_STALL_S;
 }
 
 /* A buffer and what move_pages() needs to ask where its 4K pages are. */
