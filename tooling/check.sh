@@ -153,10 +153,9 @@ wants upstream && NODE_CPUS=2 boot upstream "$UPSTREAM_TESTS" "$UPSTREAM_APPEND"
 # hwhint, coverage, modes and fuzz do not depend on the shape and run in
 # the default boot (cxl-all runs them all here too).
 CXL_SELFTESTS='pghot_promote:global pghot_placement pghot_hotplug pghot_tiering'
-wants cxl && VM_SHAPE=cxl TOP_NODES=0-2 LOWER_NODES=3-4 PRE=tooling/guest-cxl.sh \
-	boot cxl "$CXL_SELFTESTS" 'pghot_mode=precise'
-wants cxl-all && VM_SHAPE=cxl TOP_NODES=0-2 LOWER_NODES=3-4 PRE=tooling/guest-cxl.sh \
-	boot cxl-all "$PGHOT_SELFTESTS" '' nokunit
+boot_cxl() { VM_SHAPE=cxl TOP_NODES=0-2 LOWER_NODES=3-4 PRE=tooling/guest-cxl.sh boot "$@"; }
+wants cxl && boot_cxl cxl "$CXL_SELFTESTS" 'pghot_mode=precise'
+wants cxl-all && boot_cxl cxl-all "$PGHOT_SELFTESTS" '' nokunit
 
 # The emulated CXL box (tooling/emu): the plugin builds and loads, slows
 # node 2 by the configured ratio and its samples reach pghot.

@@ -120,7 +120,7 @@ static int open_port(void)
 {
 	double t0 = now_s();
 	char path[300];
-	int fd = -1;
+	int fd;
 
 	for (;;) {
 		if (find_port(path, sizeof(path))) {
@@ -132,7 +132,7 @@ static int open_port(void)
 			break;
 		usleep(100000);
 	}
-	if (fd < 0 && find_port(path, sizeof(path)))
+	if (find_port(path, sizeof(path)))
 		die("cannot open %s", path);
 	die("no port %s after " STR(PORT_WAIT_S) " s: was the VM started with VM_SLOWMEM=1 or VM_SAMPLER=1?",
 	    PORT_NAME);
