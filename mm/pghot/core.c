@@ -158,7 +158,7 @@ bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 	}
 	return !pghot_record(folio_pfn(folio), nid, target, PGHOT_HINTFAULTS,
 			     jiffies, hot ? 1 : READ_ONCE(pghot_freq_threshold),
-			     PGHOT_READY_VETTED);
+			     PGHOT_READY_VETTED | (hot ? PGHOT_READY_RECLAIM : 0));
 }
 
 /* See pghot_folio_demoted(). */

@@ -11,8 +11,11 @@
  * spare everything goes (pgpromote_candidate_nrl); otherwise the candidates
  * are rate limited (kernel.numa_balancing_promote_rate_limit_MBps) and the
  * promotion window of pages bound for that target adapts so candidates
- * track the limit. The pages of a batch that go to one target migrate
- * together, with one TLB flush.
+ * track the limit. A full target has kswapd make room only for pages NUMA
+ * balancing itself picked, and only while what kswapd would take there is
+ * mostly not what kmigrated promoted lately (kmigrated_may_reclaim()).
+ * The pages of a batch that go to one target migrate together, with one
+ * TLB flush.
  *
  * A ready page goes where its source said: for a NUMA hint fault, the
  * node mpol_misplaced() chose (the faulting task's), for a hardware hint
@@ -77,19 +80,30 @@ struct pghot_node {
 	int *dtargets;
 };
 
+/* How long a page kmigrated promoted counts as its own on the target. */
+#define PGHOT_RECENT_MS			30000
+
 /*
  * Per target node: the promotion window kmigrated adapts so that the
- * candidates for that target track the rate limit (0: promote_window_ms).
+ * candidates for that target track the rate limit (0: promote_window_ms),
+ * and the base pages kmigrated promoted there lately (see
+ * kmigrated_may_reclaim()).
  */
 struct pghot_target {
 	unsigned int window_ms;
 	unsigned int start;		/* adaptation period start, ms */
 	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
+	/* Under pghot_recent_lock: this period of PGHOT_RECENT_MS, the last. */
+	unsigned long recent[2];
+	unsigned long recent_start;	/* jiffies */
+	unsigned long lru_seen;		/* the target's LRU pages, last look */
+	bool refused;			/* reclaim refused this period */
 };
 
 static struct pghot_node __rcu **pghot_nodes;
 static struct pghot_target *pghot_targets;
 static DEFINE_MUTEX(pghot_nodes_lock);
+static DEFINE_SPINLOCK(pghot_recent_lock);
 
 static const enum vm_event_item pghot_skip_event[] = {
 	[PGHOT_SKIP_STALE]		= PGHOT_PROMOTE_STALE,
@@ -234,6 +248,98 @@ static enum kmigrated_verdict kmigrated_may_promote(int target, long nr)
 	return KMIGRATED_PROMOTE;
 }
 
+/*
+ * Start a new period if the current one is over; pghot_recent_lock held.
+ * The last period's pages are forgotten, unless reclaim was refused during
+ * the one ending: the target is still full of them and they are still
+ * hot, so they stay counted (a hot set larger than the room stays put).
+ * Once the target has room again, or nothing asks, they age out.
+ */
+static void kmigrated_recent_age(struct pghot_target *t, unsigned long now)
+{
+	unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
+
+	if (time_before(now, t->recent_start + period))
+		return;
+	if (!time_before(now, t->recent_start + 2 * period))
+		t->recent[1] = 0;
+	else if (t->refused)
+		t->recent[1] += t->recent[0];
+	else
+		t->recent[1] = t->recent[0];
+	t->recent[0] = 0;
+	t->refused = false;
+	t->recent_start = now;
+}
+
+/*
+ * The target's LRU lists shrank by @nr pages since kmigrated last looked:
+ * some of its pages may have gone (demoted, freed with their task), and
+ * those it cannot tell apart. Count them as its own, oldest first, so
+ * that pages which left never hold reclaim back.
+ */
+static void kmigrated_recent_drop(struct pghot_target *t, unsigned long nr)
+{
+	unsigned long d = min(nr, t->recent[1]);
+
+	t->recent[1] -= d;
+	t->recent[0] -= min(nr - d, t->recent[0]);
+}
+
+/* @nr base pages were promoted to @target. */
+static void kmigrated_recent_add(int target, unsigned long nr)
+{
+	struct pghot_target *t = &pghot_targets[target];
+
+	spin_lock(&pghot_recent_lock);
+	kmigrated_recent_age(t, jiffies);
+	t->recent[0] += nr;
+	spin_unlock(&pghot_recent_lock);
+}
+
+/* Do the other pages on an LRU of @lru pages outnumber @recent of ours? */
+static bool kmigrated_lru_mostly_others(unsigned long lru, unsigned long recent)
+{
+	return lru > recent && lru - recent > recent;
+}
+
+/*
+ * May reclaim make room on a full @target for a page NUMA balancing itself
+ * picked? kswapd takes what it demotes from the target's LRU lists. While
+ * the pages kmigrated promoted there lately (kmigrated_recent_age()) make
+ * up half of those lists or more, it would mostly take them back: hot
+ * pages traded for hot pages, each moved twice for nothing (a hot set
+ * larger than the room the top tier has for it).
+ * Reclaim is asked for only while the other pages on the lists outnumber
+ * them, so a cold hog is still exchanged for hot pages.
+ */
+static bool kmigrated_may_reclaim(int target)
+{
+	struct pglist_data *pgdat = NODE_DATA(target);
+	struct pghot_target *t = &pghot_targets[target];
+	unsigned long lru = 0, recent;
+	enum lru_list l;
+
+	for_each_evictable_lru(l)
+		lru += node_page_state(pgdat, NR_LRU_BASE + l);
+	spin_lock(&pghot_recent_lock);
+	kmigrated_recent_age(t, jiffies);
+	if (lru < t->lru_seen)
+		kmigrated_recent_drop(t, t->lru_seen - lru);
+	t->lru_seen = lru;
+	recent = t->recent[0] + t->recent[1];
+	spin_unlock(&pghot_recent_lock);
+	return kmigrated_lru_mostly_others(lru, recent);
+}
+
+/* A full @target was refused reclaim for a page NUMA balancing picked. */
+static void kmigrated_reclaim_refused(int target)
+{
+	spin_lock(&pghot_recent_lock);
+	pghot_targets[target].refused = true;
+	spin_unlock(&pghot_recent_lock);
+}
+
 struct kmigrated_batch {
 	unsigned int taken;		/* ready pages dequeued */
 	unsigned int promoted;		/* base pages promoted */
@@ -272,6 +378,7 @@ static void kmigrated_flush(struct pghot_node *pn, struct kmigrated_batch *b)
 		return;
 	migrate_misplaced_folios(&b->folios, b->target, &done);
 	count_vm_events(PGHOT_PROMOTED, done);
+	kmigrated_recent_add(b->target, done);
 	b->promoted += done;
 	if (done < b->nr_pages) {
 		count_vm_events(PGHOT_PROMOTE_FAILED, b->nr_pages - done);
@@ -370,8 +477,21 @@ static void kmigrated_take(struct pghot_node *pn, const struct pghot_ready *r,
 	if (!list_empty(&b->folios) &&
 	    (target != b->target || kmigrated_folio_cg(folio) != b->cg))
 		kmigrated_flush(pn, b);
-	/* Counts the batch so far against the target's watermark. */
-	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages);
+	/*
+	 * Counts the batch so far against the target's watermark. Whether
+	 * reclaim may make room is asked only of a target too full to take
+	 * the page without it.
+	 */
+	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages,
+						 false);
+	if (err == -ENOSPC && (r->flags & PGHOT_READY_RECLAIM)) {
+		if (kmigrated_may_reclaim(target))
+			err = migrate_misplaced_folio_prepare_nr(folio, target,
+								 b->nr_pages,
+								 true);
+		else
+			kmigrated_reclaim_refused(target);
+	}
 	if (err) {
 		why = err == -ENOSPC ? PGHOT_SKIP_TARGET_FULL :
 				       PGHOT_SKIP_ISOLATE_FAILED;
@@ -616,6 +736,8 @@ static int __init pghot_kmigrated_init(void)
 		pghot_off = true;
 		return -ENOMEM;
 	}
+	for (nid = 0; nid < nr_node_ids; nid++)
+		pghot_targets[nid].recent_start = jiffies;
 	get_online_mems();
 	mutex_lock(&pghot_nodes_lock);
 	for_each_node_state(nid, N_MEMORY)

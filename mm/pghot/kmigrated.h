@@ -24,6 +24,12 @@ extern unsigned int pghot_kmigrated_batch_nr;
 
 /* The target came from mpol_misplaced(): the memory policy allows it. */
 #define PGHOT_READY_VETTED		BIT(0)
+/*
+ * NUMA balancing itself would promote it now: worth reclaiming a full
+ * target for, as the fault path does. Other ready pages only take free
+ * room above the target's promotion watermark.
+ */
+#define PGHOT_READY_RECLAIM		BIT(1)
 
 void pghot_queue_ready(int nid, unsigned long pfn, int target,
 		       unsigned int flags);

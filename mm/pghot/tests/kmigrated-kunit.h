@@ -2,8 +2,9 @@
 /*
  * KUnit tests of the promotion rules kmigrated shares with NUMA balancing
  * (the per-target rate-limit window, the direction of threshold
- * adaptation) and of how kmigrated picks a ready page's target. All on
- * private state: the node counters are only read.
+ * adaptation), of how kmigrated picks a ready page's target and has
+ * reclaim make room. All on private state: the node counters are only
+ * read.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -116,10 +117,87 @@ static void pghot_test_target_choice(struct kunit *test)
 	}
 }
 
+/* The periods of a target's recent promotions, across a jiffies wrap. */
+static void pghot_test_recent(struct kunit *test)
+{
+	const unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
+	unsigned long start = -(period / 2);	/* wraps within the period */
+	struct pghot_target t = { .recent_start = start };
+
+	t.recent[0] = 10;
+	kmigrated_recent_age(&t, start + period - 1);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 10UL);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
+	/* The next period: this one becomes the last. */
+	kmigrated_recent_age(&t, start + period);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 10UL);
+	KUNIT_EXPECT_EQ(test, t.recent_start, start + period);
+	/* Two periods on with nothing promoted: both are forgotten. */
+	t.recent[0] = 5;
+	kmigrated_recent_age(&t, start + 3 * period);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
+	/* A period that started late keeps its pages for a whole period. */
+	t.recent[0] = 7;
+	kmigrated_recent_age(&t, start + 4 * period - 1);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 7UL);
+	kmigrated_recent_age(&t, start + 5 * period - 1);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 7UL);
+	/* Refused during the period that ends: nothing is forgotten. */
+	t.recent[0] = 3;
+	t.refused = true;
+	kmigrated_recent_age(&t, start + 6 * period - 1);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 10UL);
+	KUNIT_EXPECT_FALSE(test, t.refused);
+	/* Not refused in the next one: the older pages age out. */
+	kmigrated_recent_age(&t, start + 7 * period - 1);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
+	/* Refused, then nothing asked for two periods: all forgotten. */
+	t.recent[0] = 4;
+	t.refused = true;
+	kmigrated_recent_age(&t, start + 9 * period);
+	KUNIT_EXPECT_EQ(test, t.recent[0] + t.recent[1], 0UL);
+}
+
+/* Pages that left the target's LRU lists are taken off, oldest first. */
+static void pghot_test_recent_drop(struct kunit *test)
+{
+	struct pghot_target t = { .recent = { 5, 10 } };
+
+	kmigrated_recent_drop(&t, 4);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 6UL);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 5UL);
+	kmigrated_recent_drop(&t, 8);
+	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
+	KUNIT_EXPECT_EQ(test, t.recent[0], 3UL);
+	kmigrated_recent_drop(&t, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, t.recent[0] + t.recent[1], 0UL);
+}
+
+/* Reclaim is worth it only while others outnumber our recent pages. */
+static void pghot_test_lru_others(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, kmigrated_lru_mostly_others(1, 0));
+	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(0, 0));
+	KUNIT_EXPECT_TRUE(test, kmigrated_lru_mostly_others(201, 100));
+	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(200, 100));
+	/* Ours may exceed what is left on the lists (demoted, freed). */
+	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(50, 100));
+	KUNIT_EXPECT_TRUE(test,
+			  kmigrated_lru_mostly_others(ULONG_MAX, ULONG_MAX / 2));
+	KUNIT_EXPECT_FALSE(test,
+			   kmigrated_lru_mostly_others(ULONG_MAX - 1, ULONG_MAX / 2));
+}
+
 static struct kunit_case pghot_kmigrated_test_cases[] = {
 	KUNIT_CASE(pghot_test_rate_limit),
 	KUNIT_CASE(pghot_test_adjust_threshold),
 	KUNIT_CASE(pghot_test_target_choice),
+	KUNIT_CASE(pghot_test_recent),
+	KUNIT_CASE(pghot_test_recent_drop),
+	KUNIT_CASE(pghot_test_lru_others),
 	{}
 };
 

@@ -23,7 +23,19 @@
  * top_tier_full:      every top-tier node filled with locked memory bar a
  *                     little: promotion finds the targets full and backs
  *                     off (counted), nothing is OOM killed, the hot sets
- *                     (one per lower-tier node) stay intact.
+ *                     (one per lower-tier node) stay intact, and reclaim
+ *                     demotes at most 5% of the hot sets' size: what it
+ *                     could take is hot pages just promoted, so kmigrated
+ *                     does not wake it.
+ * top_tier_full_own_rule: the same with NUMA balancing's own verdict out
+ *                     of the way (hot_threshold_ms=1): pages hot by
+ *                     pghot's rule only use the free room and never wake
+ *                     reclaim.
+ * top_tier_full_paced: the same with a hot set twice the free room, each
+ *                     page touched every 2 s (so that reclaim finds them
+ *                     unreferenced) and NUMA balancing's verdict always
+ *                     hot: the room is used, then kswapd is not woken to
+ *                     trade the hot pages just promoted for others.
  * debugfs_validation: every tunable rejects malformed and out-of-range
  *                     writes with EINVAL and keeps its value, valid values
  *                     read back as written, no file is group/other
@@ -80,6 +92,15 @@
 #define FILTER_EXTRA_S		10	/* freq_filter runs on this much longer */
 #define FULL_MARGIN		(64UL << 20)	/* left free on a full node */
 #define FULL_RUN_S		20	/* top_tier_full access loop */
+/*
+ * top_tier_full_paced: a hot set twice the free room, each page touched
+ * once per PACED_PASS_MS in PACED_SLICES steps: hot, yet unreferenced
+ * between two passes of kswapd over the LRU, as a large hot set is.
+ */
+#define PACED_BUF_SIZE		(2 * FULL_MARGIN)
+#define PACED_PASS_MS		2000
+#define PACED_SLICES		20
+#define PACED_HOT_THRESHOLD_MS	"10000"	/* every hint fault is NUMA's pick */
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
 #define WARM_PERIOD_MS		4000	/* warm set: one access per page per period */
 /* Below the free-space fast path, which wants 1 GiB free above the mark. */
@@ -204,6 +225,7 @@ enum {
 	KNOB_SLEEP,
 	KNOB_BATCH,
 	KNOB_RATE_LIMIT,
+	KNOB_DEMOTION,
 	NR_KNOBS,
 };
 
@@ -221,6 +243,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_SLEEP] = { PGHOT_FILE("kmigrated_sleep_ms"), true },
 	[KNOB_BATCH] = { PGHOT_FILE("kmigrated_batch_nr"), true },
 	[KNOB_RATE_LIMIT] = { PGHOT_FILE("rate_limit_MBps"), true },
+	[KNOB_DEMOTION] = { "/sys/kernel/mm/numa/demotion_enabled", true },
 };
 
 /*
@@ -807,11 +830,45 @@ static int count_root_only(struct __test_metadata *_metadata, const char *path)
  * nor demote it) up to FULL_MARGIN: every ready page then finds its target
  * too full or demoting. Promotion must back off, which is counted, and
  * must never be what makes the OOM killer run; the hot sets, one on each
- * lower-tier node, stay whole.
+ * lower-tier node, stay whole. What reclaim could take there is the hot
+ * pages just promoted: pghot must not have it demote them to make room
+ * for more of the same (ping-pong). @mode: NUMA balancing's verdict as it
+ * comes; kept out of the way (hot_threshold_ms=1), so that every page is
+ * hot by pghot's rule only; or always hot, with a hot set twice the room
+ * touched slowly enough for reclaim to find its pages unreferenced.
  */
-TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
+enum full_mode {
+	FULL_NUMA_VERDICT,	/* NUMA balancing's verdict as it comes */
+	FULL_OWN_RULE,		/* its verdict never says hot */
+	FULL_PACED,		/* it always says hot; pages touched slowly */
+};
+
+/* One pass over @rg[0..@nr) in PACED_SLICES steps spread over PACED_PASS_MS. */
+static void touch_paced(const struct region *rg, int nr)
+{
+	double start = now_s(), until;
+	unsigned long i, from, to;
+	int n, k;
+
+	for (k = 0; k < PACED_SLICES; k++) {
+		for (n = 0; n < nr; n++) {
+			from = rg[n].nr * k / PACED_SLICES;
+			to = rg[n].nr * (k + 1) / PACED_SLICES;
+			for (i = from; i < to; i++)
+				touch_word((unsigned long *)(rg[n].buf + i * PAGE_STRIDE));
+		}
+		until = start + (k + 1) * PACED_PASS_MS / 1000.0 / PACED_SLICES;
+		while (now_s() < until)
+			usleep(1000);
+	}
+}
+
+static void top_tier_full_run(struct __test_metadata *_metadata,
+			      struct _test_data_tiering *self,
+			      enum full_mode mode)
 {
 	const struct topology *t = self->topo;
+	unsigned long long demoted, hot_pages = 0;
 	unsigned long i, passes = 0, bad = 0;
 	struct vmstats before, after;
 	struct residency r;
@@ -829,13 +886,24 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 	ASSERT_TRUE(rg && hog && hog_size);
 	set_baseline(_metadata, self->knobs, SRC_HINTFAULTS);
 	for (n = 0; n < t->nr_lower; n++) {
-		map_region(_metadata, &rg[n], PROMOTE_BUF_SIZE);
+		map_region(_metadata, &rg[n],
+			   mode == FULL_PACED ? PACED_BUF_SIZE : PROMOTE_BUF_SIZE);
 		place_baseline(_metadata, self->knobs, SRC_HINTFAULTS, &rg[n],
 			       t->lower[n]);
 		for (i = 0; i < rg[n].nr; i++)
 			*(unsigned long *)(rg[n].buf + i * PAGE_STRIDE + STAMP_OFFSET) = i;
 	}
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	/* As on a tiered box: reclaim demotes rather than swaps out. */
+	set_knob(_metadata, self->knobs, KNOB_DEMOTION, "1");
+	if (mode == FULL_OWN_RULE)
+		set_knob(_metadata, self->knobs, KNOB_HOT_THRESHOLD,
+			 FILTER_HOT_THRESHOLD_MS);
+	else if (mode == FULL_PACED)
+		set_knob(_metadata, self->knobs, KNOB_HOT_THRESHOLD,
+			 PACED_HOT_THRESHOLD_MS);
+	for (n = 0; n < t->nr_lower; n++)
+		hot_pages += rg[n].nr;
 
 	for (n = 0; n < t->nr_top; n++) {
 		struct bitmask *mask = numa_allocate_nodemask();
@@ -863,8 +931,11 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	start = now_s();
 	while (now_s() - start < FULL_RUN_S) {
-		for (n = 0; n < t->nr_lower; n++)
-			touch_region(&rg[n]);
+		if (mode == FULL_PACED)
+			touch_paced(rg, t->nr_lower);
+		else
+			for (n = 0; n < t->nr_lower; n++)
+				touch_region(&rg[n]);
 		passes++;
 	}
 	ASSERT_EQ(read_vmstats(&after), 0);
@@ -886,6 +957,22 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 	EXPECT_GT(vm_delta(&before, &after, VM_READY), 0ULL)
 		TH_LOG("no page became ready: nothing was put to the test");
 	EXPECT_EQ(bad, 0UL) TH_LOG("%lu pages lost their contents", bad);
+	/*
+	 * Reclaim has little to take but hot pages just promoted (the rest
+	 * is locked): whether a page is hot by pghot's rule only or by NUMA
+	 * balancing's own verdict, pghot must not have those demoted to make
+	 * room for more of the same. The own-rule and paced cases must have
+	 * used the free room (with NUMA balancing's verdict as it comes, a
+	 * room below the fault path's watermark may stay unused).
+	 */
+	demoted = vm_delta(&before, &after, VM_DEMOTE_KSWAPD);
+	if (mode != FULL_NUMA_VERDICT)
+		EXPECT_GT(vm_delta(&before, &after, VM_PROMOTE_SUCCESS), 0ULL)
+			TH_LOG("the free room was not used");
+	EXPECT_LE(demoted, hot_pages / 20)
+		TH_LOG("%llu hot pages traded for hot pages (%s)", demoted,
+		       mode == FULL_OWN_RULE ? "pghot's rule only" :
+					       "NUMA balancing's verdict");
 
 	for (n = 0; n < t->nr_top; n++)
 		if (hog[n])
@@ -895,6 +982,21 @@ TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
 	free(hog_size);
 	free(hog);
 	free(rg);
+}
+
+TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
+{
+	top_tier_full_run(_metadata, self, FULL_NUMA_VERDICT);
+}
+
+TEST_F_TIMEOUT(tiering, top_tier_full_own_rule, FULL_TEST_TIMEOUT_S)
+{
+	top_tier_full_run(_metadata, self, FULL_OWN_RULE);
+}
+
+TEST_F_TIMEOUT(tiering, top_tier_full_paced, FULL_TEST_TIMEOUT_S)
+{
+	top_tier_full_run(_metadata, self, FULL_PACED);
 }
 
 /*
