@@ -66,6 +66,71 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 	return 0;
 }
 
+/*
+ * Count a hardware sample of @pfn (a folio's head on tracked node @nid) in
+ * its region, see rule.c. Return: the frequency the page needs, given the
+ * region's verdict; *@turned_hot if this sample made the region hot.
+ */
+static unsigned int pghot_region_sample(int nid, unsigned long pfn,
+					unsigned long now, unsigned int threshold,
+					bool *turned_hot)
+{
+	unsigned int ms = READ_ONCE(pghot_hwhint_region_ms);
+	enum pghot_region_verdict verdict = PGHOT_REGION_UNKNOWN;
+	struct pghot_region_sample r = {
+		.now = now,
+		.window = msecs_to_jiffies(ms),
+		.min_span = msecs_to_jiffies(READ_ONCE(pghot_promote_window_ms)),
+		.threshold = threshold,
+		.pages = PGHOT_REGION_PAGES,
+	};
+
+	*turned_hot = false;
+	if (!ms || pghot_region_touch(nid, pfn, &r, &verdict, turned_hot))
+		return threshold;
+	return pghot_region_threshold(threshold, verdict);
+}
+
+/*
+ * The region of @folio (sampled, on tracked node @nid) was just found hot:
+ * make ready the other pages of the region that belong to the same
+ * mapping (the same anonymous memory or file) and have the samples of
+ * their own that @threshold still asks for, at least one. A page never
+ * sampled stays: the region's pages need not all be alike (the pages of
+ * two sets of one task can lie side by side in physical memory), and
+ * pages of other owners say nothing about this one. kmigrated checks
+ * every page against its owners' policy.
+ */
+static void pghot_region_promote(struct folio *folio, int nid, int target,
+				 unsigned int threshold)
+{
+	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
+	struct address_space *owner = READ_ONCE(folio->mapping);
+	unsigned long pfn;
+
+	count_vm_event(PGHOT_REGION_HOT);
+	for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
+		struct page *page = pfn_to_online_page(pfn);
+		struct folio *f;
+
+		if (!page || page_to_nid(page) != nid)
+			continue;
+		f = page_folio(page);
+		/* A large folio counts once, at its head. */
+		if (f == folio || folio_pfn(f) != pfn || !folio_try_get(f))
+			continue;
+		if (page_folio(page) == f && folio_test_lru(f) &&
+		    READ_ONCE(f->mapping) == owner &&
+		    pghot_record_mark(nid, pfn, target, max(threshold - 1, 1U))) {
+			count_vm_event(PGHOT_READY);
+			count_vm_event(PGHOT_REGION_READY);
+			trace_pghot_ready(pfn, nid, target, PGHOT_HWHINTS);
+			pghot_queue_ready(nid, pfn, target, 0);
+		}
+		folio_put(f);
+	}
+}
+
 static int pghot_record_access_in(unsigned long pfn, int nid,
 				  enum pghot_src src, unsigned long now,
 				  unsigned int sources);
@@ -100,9 +165,11 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 				  enum pghot_src src, unsigned long now,
 				  unsigned int sources)
 {
+	unsigned int threshold, need;
+	bool turned_hot = false;
 	struct folio *folio;
 	struct page *page;
-	int pnid, ret;
+	int pnid, target, ret;
 
 	if ((unsigned int)src >= PGHOT_SRC_MAX)
 		return -EINVAL;
@@ -135,9 +202,15 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 		goto put;
 	}
 	/* A large folio is hot as a whole and promoted as a whole. */
-	ret = pghot_record(folio_pfn(folio), pnid,
-			   pghot_valid_target(nid) ? nid : NUMA_NO_NODE, src,
-			   now, READ_ONCE(pghot_freq_threshold), 0);
+	target = pghot_valid_target(nid) ? nid : NUMA_NO_NODE;
+	threshold = READ_ONCE(pghot_freq_threshold);
+	need = threshold;
+	if (src == PGHOT_HWHINTS)
+		need = pghot_region_sample(pnid, folio_pfn(folio), now,
+					   threshold, &turned_hot);
+	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, need, 0);
+	if (!ret && turned_hot)
+		pghot_region_promote(folio, pnid, target, threshold);
 put:
 	folio_put(folio);
 	return ret;

@@ -46,6 +46,12 @@ static int pghot_check_threshold(long val)
 	return val > pghot_freq_max(pghot_layout) ? -EINVAL : 0;
 }
 
+/* 0 turns regions off; otherwise a window of at least a second. */
+static int pghot_check_region_ms(long val)
+{
+	return val && val < PGHOT_REGION_MS_MIN ? -EINVAL : 0;
+}
+
 static void pghot_window_changed(void)
 {
 	pghot_set_clock(READ_ONCE(pghot_promote_window_ms));
@@ -62,6 +68,8 @@ static const struct pghot_tunable pghot_tunables[] = {
 	{ "promote_window_ms", .uval = &pghot_promote_window_ms,
 	  .min = PGHOT_WINDOW_MS_MIN, .max = PGHOT_WINDOW_MS_MAX,
 	  .changed = pghot_window_changed },
+	{ "hwhint_region_ms", .uval = &pghot_hwhint_region_ms,
+	  .min = 0, .max = PGHOT_REGION_MS_MAX, .check = pghot_check_region_ms },
 	{ "rate_limit_MBps", .uval = &sysctl_numa_balancing_promote_rate_limit,
 	  .min = 0, .max = INT_MAX },
 	{ "kmigrated_sleep_ms", .uval = &pghot_kmigrated_sleep_ms,

@@ -6,7 +6,8 @@
  * section number from the node's first section; each section has a header
  * and an array of PAGES_PER_SECTION records, allocated when the memory
  * comes online (on the nearest top-tier node, at an exact power-of-two
- * size) and freed when it goes offline. Top-tier memory has no records.
+ * size) and freed when it goes offline, and the records of its regions
+ * (see rule.h). Top-tier memory has no records.
  * Updates are lock-free (cmpxchg on the record); a page that is freed has
  * its record cleared, so the next user of the page starts cold.
  *
@@ -76,6 +77,7 @@ struct pghot_section {
 	int target;			/* of the last deferred page */
 	void *records;			/* u8 or u32, see pghot_layout */
 	struct rcu_head rcu;
+	u64 *regions;			/* PGHOT_REGIONS_PER_SECTION, see rule.h */
 };
 
 /* A node's sections, by section number from @start. */
@@ -306,6 +308,79 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/**
+ * pghot_region_touch - count a sample in the region of @pfn
+ * @nid: the node of @pfn
+ * @pfn: page frame number
+ * @r: the sample; a time in the future counts as now
+ * @verdict: set to what the region's samples say, see pghot_update_region()
+ * @turned_hot: set to true if this sample made the region hot
+ *
+ * Return: 0, or -ENOENT when @pfn has no record (@verdict and @turned_hot
+ * are then left alone).
+ */
+int pghot_region_touch(int nid, unsigned long pfn,
+		       const struct pghot_region_sample *r,
+		       enum pghot_region_verdict *verdict, bool *turned_hot)
+{
+	struct pghot_region_sample at = *r;
+	struct pghot_section *s;
+	u64 *reg, old;
+	int ret = -ENOENT;
+
+	if (time_after(at.now, jiffies))
+		at.now = jiffies;
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s && s->regions) {
+		reg = &s->regions[pghot_idx(pfn) >> PGHOT_REGION_ORDER];
+		old = READ_ONCE(*reg);
+		while (!try_cmpxchg(reg, &old,
+				    pghot_update_region(old, &at, verdict, turned_hot)))
+			;
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * pghot_record_mark - make @pfn ready on the evidence of its region
+ * @nid: the node of @pfn
+ * @pfn: page frame number (of the folio's head page)
+ * @target: where it should go (kept in precise mode), or NUMA_NO_NODE
+ * @min_freq: accesses the page's own record must show (0: none)
+ *
+ * See pghot_mark_record(); the caller queues the page.
+ *
+ * Return: true if the page was not ready and now is.
+ */
+bool pghot_record_mark(int nid, unsigned long pfn, int target,
+		       unsigned int min_freq)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_clock c;
+	struct pghot_section *s;
+	bool marked = false;
+	u32 old, new;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s) {
+		c.shift = clock_shift(READ_ONCE(pghot_clock_word));
+		old = rec_load(l, s->records, pghot_idx(pfn));
+		do {
+			new = pghot_mark_record(l, &c, old, jiffies, target,
+						min_freq);
+			if (new == old)
+				break;
+		} while (!rec_cmpxchg(l, s->records, pghot_idx(pfn), &old, new));
+		marked = new != old && pghot_rec_ready(l, new);
+	}
+	rcu_read_unlock();
+	return marked;
 }
 
 static bool pghot_section_take_ready(struct pghot_section *s,
@@ -609,6 +684,7 @@ static size_t pghot_records_size(void)
 static void pghot_section_free(struct pghot_section *s)
 {
 	kvfree(s->records);
+	kfree(s->regions);
 	kfree(s);
 }
 
@@ -619,7 +695,8 @@ static void pghot_section_free_rcu(struct rcu_head *head)
 
 static size_t pghot_section_bytes(struct pghot_section *s)
 {
-	return ksize(s) + pghot_alloc_size(s->records, pghot_records_size());
+	return ksize(s) + pghot_alloc_size(s->records, pghot_records_size()) +
+	       (s->regions ? ksize(s->regions) : 0);
 }
 
 static size_t pghot_table_size(unsigned long nr)
@@ -728,8 +805,10 @@ static int pghot_sections_add(int nid, unsigned long start_pfn,
 			return -ENOMEM;
 		/* Exactly PAGES_PER_SECTION * size: a power of two. */
 		s->records = kvzalloc_node(pghot_records_size(), GFP_KERNEL, home);
-		if (!s->records) {
-			kfree(s);
+		s->regions = kcalloc_node(PGHOT_REGIONS_PER_SECTION,
+					  sizeof(*s->regions), GFP_KERNEL, home);
+		if (!s->records || !s->regions) {
+			pghot_section_free(s);
 			return -ENOMEM;
 		}
 		s->validated = jiffies;

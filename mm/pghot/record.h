@@ -6,6 +6,7 @@
 #ifndef _MM_PGHOT_RECORD_H
 #define _MM_PGHOT_RECORD_H
 
+#include <linux/mmzone.h>
 #include <linux/nodemask.h>
 #include <linux/types.h>
 
@@ -27,8 +28,22 @@ static inline bool pghot_node_tracked(int nid)
 #define PGHOT_TOUCH_HELD	BIT(1)	/* ignored: the page is held */
 #define PGHOT_TOUCH_SWEEP	BIT(2)	/* the section asks for a sweep */
 
+/*
+ * Regions of 2 MiB (or a memory section, if that is smaller): what the
+ * samples of a sampled source also count for, see rule.h.
+ */
+#define PGHOT_REGION_ORDER	((21 - PAGE_SHIFT) < PFN_SECTION_SHIFT ? \
+				 (21 - PAGE_SHIFT) : PFN_SECTION_SHIFT)
+#define PGHOT_REGION_PAGES	BIT(PGHOT_REGION_ORDER)
+#define PGHOT_REGIONS_PER_SECTION (PAGES_PER_SECTION >> PGHOT_REGION_ORDER)
+
 int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
 		       unsigned int *res);
+int pghot_region_touch(int nid, unsigned long pfn,
+		       const struct pghot_region_sample *r,
+		       enum pghot_region_verdict *verdict, bool *turned_hot);
+bool pghot_record_mark(int nid, unsigned long pfn, int target,
+		       unsigned int min_freq);
 bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec);
 void pghot_record_defer(int nid, unsigned long pfn, int target);
 unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,

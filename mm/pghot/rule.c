@@ -13,6 +13,15 @@
  * for a while, so that a working set larger than the top tier is not
  * promoted and demoted over and over.
  *
+ * A sampled source sees a hot page only now and then: at the sample rates
+ * of IBS a page may get fewer samples in a minute than freq_threshold. Its
+ * samples therefore also count for the page's region (2 MiB of physical
+ * memory around it), over a longer window (hwhint_region_ms): a region
+ * whose samples say that each of its pages can expect freq_threshold
+ * samples within that window is hot, and stands in for one of its pages'
+ * own samples; one that has enough samples to tell but stays below that
+ * bar makes a single sample insufficient even at threshold 1.
+ *
  * Everything here is a pure function of its arguments; the record store
  * (record.c) applies it with cmpxchg.
  */
@@ -51,6 +60,7 @@ const struct pghot_layout *pghot_layout __ro_after_init =
 
 unsigned int pghot_freq_threshold __read_mostly = 2;
 unsigned int pghot_promote_window_ms __read_mostly = 4000;
+unsigned int pghot_hwhint_region_ms __read_mostly = PGHOT_REGION_MS_DEFAULT;
 
 /**
  * pghot_clock_shift_for - the time unit for a promotion window
@@ -192,6 +202,124 @@ u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
 	if (age < keep_units)
 		return old;
 	return old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
+}
+
+/**
+ * pghot_mark_record - make a page ready on its region's evidence
+ * @l: record layout
+ * @c: clock
+ * @old: the page's record
+ * @now: jiffies
+ * @nid: target to keep (precise), or NUMA_NO_NODE
+ * @min_freq: the page's own samples needed besides its region's (0: none)
+ *
+ * A held page stays held and a ready one ready; a page with fewer than
+ * @min_freq accesses in its record is left alone. Any other page becomes
+ * ready, with a frequency of at least 1 (a record without one would read
+ * as held) and, if it had no window open, the time @now.
+ *
+ * Return: the new record; equal to @old if nothing changed.
+ */
+u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
+		      u32 old, unsigned long now, int nid, unsigned int min_freq)
+{
+	u32 freq = pghot_rec_freq(l, old), new;
+
+	if ((old & pghot_ready_bit(l)) || freq < min_freq)
+		return old;
+	if (freq)
+		new = old;
+	else
+		new = (old & ~pghot_window_mask(l)) | pghot_now_units(l, c, now) |
+		      1U << l->time_bits;
+	if (l->nid_bits && nid != NUMA_NO_NODE) {
+		new &= ~(((1U << l->nid_bits) - 1) << pghot_nid_shift(l));
+		new |= (u32)(nid + 1) << pghot_nid_shift(l);
+	}
+	return new | pghot_ready_bit(l);
+}
+
+/**
+ * pghot_update_region - count one sample in its region's record
+ * @old: the region record before the sample
+ * @r: the sample
+ * @verdict: set to what the region's samples say after this one
+ * @turned_hot: set to true if the region was found hot by this sample
+ *
+ * The region is hot when, over its window so far but at least
+ * @r->min_span, its samples come at a rate at which each of its
+ * @r->pages pages can expect @r->threshold samples of its own within
+ * @r->window. It stays hot until its window ends. A sample from before
+ * the window opened (it waited in a ring) counts as if it came at the
+ * opening. Times are compared modulo 2^PGHOT_REGION_TIME_BITS jiffies, so
+ * jiffies wrap is harmless; a region left alone for more than half that
+ * range (decades) may see its old window as young once.
+ *
+ * Return: the new region record.
+ */
+u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
+			enum pghot_region_verdict *verdict, bool *turned_hot)
+{
+	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
+	u64 now = r->now & tmask, start = old & tmask, age;
+	u32 count = (old >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+	bool hot = old & PGHOT_REGION_HOT_BIT;
+
+	*turned_hot = false;
+	age = (now - start) & tmask;
+	if (count && age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1))
+		age = 0;		/* late: before the opening */
+	if (!count || age >= r->window) {
+		start = now;
+		age = 0;
+		count = 1;
+		hot = false;
+	} else if (count < PGHOT_REGION_COUNT_MAX) {
+		count++;
+	}
+	/*
+	 * count / max(age, min_span) * window >= threshold * pages, without
+	 * a division. No overflow: count < 2^23, window and the span fit in
+	 * 40 bits, and threshold * pages is small.
+	 */
+	if (!hot && count >= PGHOT_REGION_MIN_SAMPLES &&
+	    (u64)count * r->window >=
+	    (u64)r->threshold * r->pages * max_t(u64, age, r->min_span)) {
+		hot = true;
+		*turned_hot = true;
+	}
+	if (hot)
+		*verdict = PGHOT_REGION_IS_HOT;
+	else if (count >= PGHOT_REGION_MIN_SAMPLES && age >= r->min_span)
+		*verdict = PGHOT_REGION_BELOW;
+	else
+		*verdict = PGHOT_REGION_UNKNOWN;
+	return start | (u64)count << PGHOT_REGION_TIME_BITS |
+	       (hot ? PGHOT_REGION_HOT_BIT : 0);
+}
+
+/**
+ * pghot_region_threshold - the samples a page needs, given its region
+ * @threshold: freq_threshold
+ * @verdict: what the page's region says
+ *
+ * A hot region stands in for one of the page's own samples; one below the
+ * bar takes away the benefit of the doubt a single sample gets at
+ * threshold 1; a region with too few samples changes nothing.
+ *
+ * Return: the frequency the page's own record must reach.
+ */
+unsigned int pghot_region_threshold(unsigned int threshold,
+				    enum pghot_region_verdict verdict)
+{
+	switch (verdict) {
+	case PGHOT_REGION_IS_HOT:
+		return max(threshold, 2U) - 1;
+	case PGHOT_REGION_BELOW:
+		return max(threshold, 2U);
+	default:
+		return threshold;
+	}
 }
 
 #include "tests/rule-kunit.h"

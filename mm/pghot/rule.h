@@ -7,6 +7,7 @@
 #ifndef _MM_PGHOT_RULE_H
 #define _MM_PGHOT_RULE_H
 
+#include <linux/bits.h>
 #include <linux/numa.h>
 #include <linux/types.h>
 
@@ -148,11 +149,55 @@ unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
 u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
 		    unsigned long now);
 
+u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
+		      u32 old, unsigned long now, int nid, unsigned int min_freq);
+
+/*
+ * Regions: a sampled source (hardware hints) sees a hot page only now and
+ * then, so its samples also count for the aligned range of lower-tier
+ * memory around the page, its region. A region record is 64 bits: from
+ * bit 0, 40 bits of jiffies (when the region's window opened), the samples
+ * counted since (saturating), and on top a bit that says the region was
+ * found hot in this window. Windows do not slide: a sample a window or
+ * more after the opening opens a new one.
+ */
+#define PGHOT_REGION_TIME_BITS		40
+#define PGHOT_REGION_COUNT_BITS		23
+#define PGHOT_REGION_COUNT_MAX		((1U << PGHOT_REGION_COUNT_BITS) - 1)
+#define PGHOT_REGION_HOT_BIT		BIT_ULL(63)
+/* Fewer samples than this in a window say nothing about a region. */
+#define PGHOT_REGION_MIN_SAMPLES	16
+
+/* One sample, as its region sees it. */
+struct pghot_region_sample {
+	unsigned long now;		/* jiffies of the sample */
+	unsigned long window;		/* the region window, jiffies */
+	unsigned long min_span;		/* shortest time a rate is taken over */
+	unsigned int threshold;		/* samples each page should expect */
+	unsigned int pages;		/* pages per region */
+};
+
+/* What a region's samples say about its pages. */
+enum pghot_region_verdict {
+	PGHOT_REGION_UNKNOWN,		/* too few samples to tell */
+	PGHOT_REGION_BELOW,		/* enough samples, below the bar */
+	PGHOT_REGION_IS_HOT,		/* above it (for the rest of the window) */
+};
+
+u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
+			enum pghot_region_verdict *verdict, bool *turned_hot);
+unsigned int pghot_region_threshold(unsigned int threshold,
+				    enum pghot_region_verdict verdict);
+
 /* The rule's tunables, see Documentation/admin-guide/mm/pghot.rst. */
 extern unsigned int pghot_freq_threshold;
 extern unsigned int pghot_promote_window_ms;
+extern unsigned int pghot_hwhint_region_ms;
 
 #define PGHOT_WINDOW_MS_MIN		100
 #define PGHOT_WINDOW_MS_MAX		60000
+#define PGHOT_REGION_MS_MIN		1000
+#define PGHOT_REGION_MS_MAX		600000
+#define PGHOT_REGION_MS_DEFAULT		60000
 
 #endif /* _MM_PGHOT_RULE_H */

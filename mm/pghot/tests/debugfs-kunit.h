@@ -76,6 +76,12 @@ static void pghot_test_ranges(struct kunit *test)
 	pghot_test_expect(test, "kmigrated_batch_nr", "64", 0);
 	pghot_test_expect(test, "kmigrated_batch_nr", "1024", 0);
 	pghot_test_expect(test, "kmigrated_batch_nr", "1025", -EINVAL);
+	pghot_test_expect(test, "hwhint_region_ms", "0", 0);
+	pghot_test_expect(test, "hwhint_region_ms", "1", -EINVAL);
+	pghot_test_expect(test, "hwhint_region_ms", "999", -EINVAL);
+	pghot_test_expect(test, "hwhint_region_ms", "1000", 0);
+	pghot_test_expect(test, "hwhint_region_ms", "600000", 0);
+	pghot_test_expect(test, "hwhint_region_ms", "600001", -EINVAL);
 	pghot_test_expect(test, "rate_limit_MBps", "0", 0);
 	pghot_test_expect(test, "rate_limit_MBps", "-1", -EINVAL);
 	pghot_test_expect(test, "target_nid", "-1", 0);

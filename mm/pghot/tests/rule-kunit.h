@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the pghot hotness rule: window, saturation, ready bit,
  * late arrivals, jiffies wrap, holds, untrusted times and sweeps, in both
- * record layouts. Pure functions on private records.
+ * record layouts, and the region rule of sampled sources. Pure functions
+ * on private records.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -253,6 +254,202 @@ static void pghot_test_clock_shift(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pghot_clock_shift_for(1, 256), 0U);
 }
 
+/* Marking a page ready on its region's evidence. */
+static void pghot_test_mark(struct kunit *test)
+{
+	const struct pghot_layout *l = test_layout(test);
+	const struct pghot_clock c = { .shift = TEST_SHIFT };
+	unsigned long t = 5000 * TEST_UNIT;
+	u32 rec, held, next;
+
+	/* An idle page: ready with frequency 1 and the time now. */
+	rec = pghot_mark_record(l, &c, 0, t, 1, 0);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, rec), pghot_now_units(l, &c, t));
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, rec), l->nid_bits ? 1 : NUMA_NO_NODE);
+	/* ... unless it must have samples of its own. */
+	KUNIT_EXPECT_EQ(test, pghot_mark_record(l, &c, 0, t, 1, 1), 0U);
+	/* A page with one: its window kept, the target replaced. */
+	rec = access_full(l, 0, t, 7, 0, true, &(enum pghot_outcome){ 0 });
+	rec = pghot_mark_record(l, &c, rec, t + TEST_UNIT, 1, 1);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, rec), pghot_now_units(l, &c, t));
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, rec), l->nid_bits ? 1 : NUMA_NO_NODE);
+	/* No target: a precise record keeps the one it has. */
+	next = pghot_mark_record(l, &c, access_at(l, 0, t, 7), t, NUMA_NO_NODE, 1);
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, next), l->nid_bits ? 1 : NUMA_NO_NODE);
+	/* Ready and held pages are left as they are. */
+	KUNIT_EXPECT_EQ(test, pghot_mark_record(l, &c, rec, t, 0, 0), rec);
+	held = pghot_hold_record(l, &c, t);
+	KUNIT_EXPECT_EQ(test, pghot_mark_record(l, &c, held, t, 0, 0), held);
+}
+
+/* Regions of 512 pages, threshold 2, a 60 s window, rates over >= 4 s. */
+#define R_WINDOW	60000UL
+#define R_SPAN		4000UL
+#define R_PAGES		512U
+
+static u64 region_at(u64 rec, unsigned long now, unsigned int threshold,
+		     enum pghot_region_verdict *v, bool *turned)
+{
+	const struct pghot_region_sample r = {
+		.now = now, .window = R_WINDOW, .min_span = R_SPAN,
+		.threshold = threshold, .pages = R_PAGES,
+	};
+
+	return pghot_update_region(rec, &r, v, turned);
+}
+
+static u32 region_count(u64 rec)
+{
+	return (rec >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+}
+
+/* The window opens at the first sample and does not slide. */
+static void pghot_test_region_window(struct kunit *test)
+{
+	enum pghot_region_verdict v;
+	unsigned long t = 1000000;
+	bool turned;
+	u64 rec;
+
+	rec = region_at(0, t, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+	rec = region_at(rec, t + R_WINDOW - 1, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	/* A window after the first sample, not after the last: a new one. */
+	rec = region_at(rec, t + R_WINDOW, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	KUNIT_EXPECT_EQ(test, rec & (BIT_ULL(PGHOT_REGION_TIME_BITS) - 1),
+			(u64)(t + R_WINDOW));
+	/* A late sample, from before the opening, counts. */
+	rec = region_at(rec, t, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+}
+
+/*
+ * Hot when each page can expect @threshold samples in the window: at a
+ * rate taken over at least R_SPAN, so within it 2 * 512 * 4000 / 60000 =
+ * 68.3 samples are not enough and 69 are; never on fewer than
+ * PGHOT_REGION_MIN_SAMPLES. Once hot, hot for the rest of the window.
+ */
+static void pghot_test_region_hot(struct kunit *test)
+{
+	enum pghot_region_verdict v;
+	unsigned long t = 2000000;
+	bool turned;
+	u64 rec = 0;
+	int i;
+
+	for (i = 0; i < 68; i++) {
+		rec = region_at(rec, t + i, 2, &v, &turned);
+		KUNIT_EXPECT_FALSE(test, turned);
+	}
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+	rec = region_at(rec, t + 68, 2, &v, &turned);
+	KUNIT_EXPECT_TRUE(test, turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	rec = region_at(rec, t + R_WINDOW - 1, 2, &v, &turned);
+	KUNIT_EXPECT_FALSE(test, turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	/* The next window starts over. */
+	rec = region_at(rec, t + R_WINDOW, 2, &v, &turned);
+	KUNIT_EXPECT_FALSE(test, rec & PGHOT_REGION_HOT_BIT);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+
+	/* A rate high enough, but too few samples to trust it. */
+	rec = 0;
+	for (i = 0; i < PGHOT_REGION_MIN_SAMPLES - 1; i++)
+		rec = region_at(rec, t, 0, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+	rec = region_at(rec, t, 0, &v, &turned);
+	KUNIT_EXPECT_TRUE(test, turned);
+}
+
+/* After R_SPAN the rate is taken over the window so far. */
+static void pghot_test_region_rate(struct kunit *test)
+{
+	enum pghot_region_verdict v;
+	unsigned long t = 3000000;
+	bool turned;
+	u64 rec;
+	int i;
+
+	/* 10 s in: 2 * 512 * 10000 / 60000 = 170.7 samples needed. */
+	rec = region_at(0, t, 2, &v, &turned);
+	for (i = 1; i < 170; i++)
+		rec = region_at(rec, t + 10000, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 170U);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	rec = region_at(rec, t + 10000, 2, &v, &turned);
+	KUNIT_EXPECT_TRUE(test, turned);
+	/* Enough samples but under R_SPAN: not below, just unknown yet. */
+	rec = 0;
+	for (i = 0; i < 20; i++)
+		rec = region_at(rec, t + i, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+	rec = region_at(rec, t + R_SPAN, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	/* At threshold 7 the bar is 3.5 times higher. */
+	rec = 0;
+	for (i = 0; i < 238; i++)
+		rec = region_at(rec, t, 7, &v, &turned);
+	KUNIT_EXPECT_NE(test, v, PGHOT_REGION_IS_HOT);
+	rec = region_at(rec, t, 7, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+}
+
+/* Jiffies wrap, the 40-bit time field's wrap, saturation, extremes. */
+static void pghot_test_region_wrap(struct kunit *test)
+{
+	const struct pghot_region_sample big = {
+		.now = 5, .window = 600 * 1000, .min_span = 60 * 1000,
+		.threshold = 7, .pages = R_PAGES,
+	};
+	enum pghot_region_verdict v;
+	unsigned long t = ULONG_MAX - 10;
+	bool turned;
+	u64 rec;
+
+	rec = region_at(0, t, 2, &v, &turned);
+	rec = region_at(rec, t + 100, 2, &v, &turned);	/* jiffies wrapped */
+	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	t = BIT_ULL(PGHOT_REGION_TIME_BITS) - 10;
+	rec = region_at(0, t, 2, &v, &turned);
+	rec = region_at(rec, t + 100, 2, &v, &turned);	/* the field wrapped */
+	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	rec = region_at(rec, t + 100 + R_WINDOW, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	/* A full count stays full. */
+	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS | 5;
+	rec = region_at(rec, 6, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, region_count(rec), PGHOT_REGION_COUNT_MAX);
+	KUNIT_EXPECT_TRUE(test, turned);
+	/* The longest window, threshold 7: no overflow in the comparison. */
+	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS;
+	rec = pghot_update_region(rec, &big, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	rec = (u64)(PGHOT_REGION_MIN_SAMPLES - 1) << PGHOT_REGION_TIME_BITS;
+	rec = pghot_update_region(rec, &big, &v, &turned);
+	KUNIT_EXPECT_NE(test, v, PGHOT_REGION_IS_HOT);
+}
+
+/* What a page needs of its own, by its region's verdict. */
+static void pghot_test_region_threshold(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_IS_HOT), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_BELOW), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_UNKNOWN), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_IS_HOT), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_BELOW), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_UNKNOWN), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_IS_HOT), 6U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_BELOW), 7U);
+}
+
 static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_window, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_saturation, pghot_layout_gen_params),
@@ -264,6 +461,12 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_target, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_sweep, pghot_layout_gen_params),
 	KUNIT_CASE(pghot_test_clock_shift),
+	KUNIT_CASE_PARAM(pghot_test_mark, pghot_layout_gen_params),
+	KUNIT_CASE(pghot_test_region_window),
+	KUNIT_CASE(pghot_test_region_hot),
+	KUNIT_CASE(pghot_test_region_rate),
+	KUNIT_CASE(pghot_test_region_wrap),
+	KUNIT_CASE(pghot_test_region_threshold),
 	{}
 };
 

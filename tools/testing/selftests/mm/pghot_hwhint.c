@@ -8,8 +8,15 @@
  * threshold_1:  enabled_sources=0x2, freq_threshold=1: one injection round
  *               promotes >= 99% of 256 MiB; pghot_recorded_hwhints counts
  *               every page.
- * threshold_2:  freq_threshold=2: one round promotes nothing, a second
- *               round inside the window promotes >= 99%.
+ * threshold_2:  freq_threshold=2, regions off (hwhint_region_ms=0): one
+ *               round promotes nothing, a second round inside the window
+ *               promotes >= 99%.
+ * region:       regions on, a 1 s region window: at freq_threshold=2 one
+ *               sample on every 32nd page (16 per 2 MiB) promotes
+ *               nothing, one on every page promotes >= 95% in one round
+ *               (pghot_region_hot and pghot_region_ready move); at
+ *               freq_threshold=1 one sample on every other page promotes
+ *               that half and leaves the unsampled half.
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
@@ -24,22 +31,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "pghot_util.h"
+#include "pghot_inject.h"
 
 #define BIG_SIZE		(256UL << 20)	/* threshold_1 */
 #define SMALL_SIZE		(32UL << 20)	/* the other tests */
 #define UNPROMOTED_MAX_PCT	1
+#define REGION_PROMOTED_PCT	95	/* pages in partly covered regions may stay */
 #define PROMOTE_WAIT_S		90	/* per node, for the timeout; waits end on a stall */
 #define SETTLE_S		2	/* well above kmigrated_sleep_ms */
-#define INJECT_CHUNK		(60 * 1024)
 #define HWHINT_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_WAIT_S + 30) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
@@ -53,6 +58,7 @@
 static const char * const saved_knobs[] = {
 	PGHOT_DIR "enabled_sources", PGHOT_DIR "freq_threshold",
 	PGHOT_DIR "promote_window_ms", PGHOT_DIR "target_nid", NUMAB_SYSCTL,
+	PGHOT_DIR "hwhint_region_ms",
 };
 
 #define NR_KNOBS	ARRAY_SIZE(saved_knobs)
@@ -120,8 +126,6 @@ static void place(struct __test_metadata *_metadata,
 		  struct hw_buf *self, size_t size, int nid)
 {
 	struct residency r;
-	unsigned long i;
-	int fd;
 
 	map_region(_metadata, &self->rg, size);
 	ASSERT_EQ(place_on_node(&self->rg, nid), 0);
@@ -130,18 +134,8 @@ static void place(struct __test_metadata *_metadata,
 
 	self->pfns = calloc(self->rg.nr, sizeof(*self->pfns));
 	ASSERT_NE(self->pfns, NULL);
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	ASSERT_GE(fd, 0);
-	for (i = 0; i < self->rg.nr; i++) {
-		uint64_t e;
-		off_t off = (uintptr_t)self->rg.pages[i] / PAGE_STRIDE * sizeof(e);
-
-		ASSERT_EQ(pread(fd, &e, sizeof(e), off), (ssize_t)sizeof(e));
-		ASSERT_TRUE((e >> 63) != 0);	/* present */
-		self->pfns[i] = e & ((1ULL << 55) - 1);
-		ASSERT_NE(self->pfns[i], 0UL);	/* root sees PFNs */
-	}
-	close(fd);
+	/* Every page present, and root sees its PFN. */
+	ASSERT_EQ(region_pfns(&self->rg, self->pfns), 0);
 }
 
 static unsigned long promoted(struct __test_metadata *_metadata,
@@ -153,22 +147,24 @@ static unsigned long promoted(struct __test_metadata *_metadata,
 	return r.top;
 }
 
-/* Report every page of the buffer once, in chunks the file accepts. */
+/* Report every @step-th page of the buffer once. */
+static void inject_every(struct __test_metadata *_metadata,
+			 struct hw_buf *self, unsigned long step)
+{
+	unsigned long *pfns = calloc(self->rg.nr, sizeof(*pfns));
+	unsigned long i, n = 0;
+
+	ASSERT_NE(pfns, NULL);
+	for (i = 0; i < self->rg.nr; i += step)
+		pfns[n++] = self->pfns[i];
+	ASSERT_EQ(inject_pfns(pfns, n, -1), 0) TH_LOG("inject: %s", strerror(errno));
+	free(pfns);
+}
+
 static void inject_all(struct __test_metadata *_metadata,
 		       struct hw_buf *self)
 {
-	char *text = malloc(INJECT_CHUNK + 32);
-	unsigned long i = 0;
-
-	ASSERT_NE(text, NULL);
-	while (i < self->rg.nr) {
-		size_t len = 0;
-
-		while (i < self->rg.nr && len < INJECT_CHUNK)
-			len += sprintf(text + len, "0x%lx ", self->pfns[i++]);
-		ASSERT_EQ(write_err(INJECT, text), 0);
-	}
-	free(text);
+	inject_every(_metadata, self, 1);
 }
 
 /* Unmap the buffer place() made, so that the next one can take its place. */
@@ -245,6 +241,8 @@ static void threshold_2_from(struct __test_metadata *_metadata,
 	place(_metadata, hw, SMALL_SIZE, nid);
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
+	/* Each page on its own samples: a round over a whole region is hot. */
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", "0"), 0);
 
 	inject_all(_metadata, hw);
 	sleep(SETTLE_S);
@@ -268,6 +266,79 @@ TEST_F_TIMEOUT(hwhint, threshold_2, HWHINT_TEST_TIMEOUT_S)
 
 	for (i = 0; i < self->topo->nr_lower; i++)
 		threshold_2_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/*
+ * The region rule with a window of 2.5 s and rates over at least 250 ms
+ * (promote_window_ms): within 250 ms a 512-page region is hot on
+ * 512 * threshold / 10 samples, 103 at threshold 2 and 52 at threshold 1.
+ * The window is short so that regions earlier tests found hot are closed
+ * by the time this one starts, and between its steps (at least 3.5 s
+ * apart); the span is long enough for a slow (debug, emulated) kernel to
+ * take a region's samples before its rate is judged, and for a page
+ * sampled before its region turned hot to still count.
+ */
+static void region_from(struct __test_metadata *_metadata,
+			struct hw_buf *hw, int nid)
+{
+	unsigned long hot0, ready0, top, half;
+	double secs;
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "250"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", "2500"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	sleep(SETTLE_S);
+
+	/* 16 samples per region: below the bar, and one each is not 2. */
+	hot0 = vmstat("pghot_region_hot");
+	inject_every(_metadata, hw, 32);
+	sleep(SETTLE_S);
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, threshold 2, every 32nd page: %.2f%% promoted, %lu regions hot",
+	       nid, pct(top, hw->rg.nr), vmstat("pghot_region_hot") - hot0);
+	EXPECT_LE(pct(top, hw->rg.nr), UNPROMOTED_MAX_PCT);
+	EXPECT_EQ(vmstat("pghot_region_hot"), hot0);
+
+	/* Every page once: the regions are hot, one sample is enough. */
+	sleep(SETTLE_S);
+	ready0 = vmstat("pghot_region_ready");
+	inject_all(_metadata, hw);
+	secs = wait_promoted(_metadata, hw);
+	top = promoted(_metadata, hw);
+	TH_LOG("node %d, threshold 2, every page: %.2f%% promoted in %.1f s, %lu regions hot",
+	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0);
+	EXPECT_TRUE(reached_pct(top, hw->rg.nr, REGION_PROMOTED_PCT));
+	EXPECT_GE(vmstat("pghot_region_hot") - hot0, hw->rg.nr / 512 / 2);
+	/* The pages sampled before their region was found hot. */
+	EXPECT_GT(vmstat("pghot_region_ready"), ready0);
+	unplace(hw);
+
+	/* Threshold 1: a hot region never takes a page that has no sample. */
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	sleep(SETTLE_S);
+	hot0 = vmstat("pghot_region_hot");
+	inject_every(_metadata, hw, 2);
+	secs = wait_promoted(_metadata, hw);
+	sleep(SETTLE_S);
+	top = promoted(_metadata, hw);
+	half = (hw->rg.nr + 1) / 2;
+	TH_LOG("node %d, threshold 1, every 2nd page: %.2f%% promoted in %.1f s, %lu regions hot",
+	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0);
+	EXPECT_TRUE(reached_pct(top, half, REGION_PROMOTED_PCT));
+	EXPECT_LE(top, half + hw->rg.nr / 100);
+	EXPECT_GT(vmstat("pghot_region_hot"), hot0);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 static void source_off_from(struct __test_metadata *_metadata,
