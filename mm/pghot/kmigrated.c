@@ -60,8 +60,28 @@ unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
 /* A queued ready page. */
 struct pghot_ready {
 	unsigned long pfn;
-	int target;			/* NUMA_NO_NODE: kmigrated picks */
-	unsigned int flags;		/* PGHOT_READY_* */
+	u32 seq;			/* the node's ended_seq when queued */
+	s16 target;			/* NUMA_NO_NODE: kmigrated picks */
+	u16 flags;			/* PGHOT_READY_* */
+};
+
+/* Not from the queue: found by the scan for deferred pages. */
+#define PGHOT_READY_SCANNED	BIT(15)
+
+/*
+ * Ready pages whose readiness ended other than through their queue entry:
+ * freed (and maybe allocated to somebody else since), or taken through the
+ * scan for deferred pages. The last PGHOT_ENDED_LOG of them are kept, the
+ * one numbered n at n % PGHOT_ENDED_LOG, so that an entry queued before
+ * the end of its page's readiness is not applied to what is ready there
+ * now: its target and its policy verdict came from the page's earlier life.
+ */
+#define PGHOT_ENDED_LOG		512
+
+enum pghot_entry_state {
+	PGHOT_ENTRY_VALID,
+	PGHOT_ENTRY_STALE,		/* its page's readiness ended since */
+	PGHOT_ENTRY_UNSURE,		/* more ended than the log holds */
 };
 
 /* Per lower-tier node state. */
@@ -74,6 +94,9 @@ struct pghot_node {
 	unsigned long deferred;		/* ready pages wait outside the queue */
 	unsigned long kicked;		/* sections ask for a sweep */
 	int target;			/* default target: nearest top-tier node */
+	/* Under @ready_lock: ends of readiness, see PGHOT_ENDED_LOG. */
+	u32 ended_seq;
+	unsigned long ended[PGHOT_ENDED_LOG];
 	/* kmigrated's own */
 	struct pghot_ready *batch;
 	unsigned long *dpfns;
@@ -156,6 +179,55 @@ unsigned int pghot_effective_window_ms(int target)
 	return th ? : READ_ONCE(pghot_promote_window_ms);
 }
 
+/*
+ * Is an entry for @pfn queued when the node's ended_seq was @seq still
+ * good, now that it is @now? @log: the node's ended log.
+ */
+static enum pghot_entry_state pghot_entry_state(const unsigned long *log,
+						u32 now, u32 seq,
+						unsigned long pfn)
+{
+	u32 n = now - seq;
+
+	BUILD_BUG_ON(!is_power_of_2(PGHOT_ENDED_LOG));
+	if (n > PGHOT_ENDED_LOG)
+		return PGHOT_ENTRY_UNSURE;
+	while (n--)
+		if (log[(seq + 1 + n) & (PGHOT_ENDED_LOG - 1)] == pfn)
+			return PGHOT_ENTRY_STALE;
+	return PGHOT_ENTRY_VALID;
+}
+
+/* The readiness of @pfn ended; @pn->ready_lock held. */
+static void pghot_log_ended(struct pghot_node *pn, unsigned long pfn)
+{
+	pn->ended_seq++;
+	pn->ended[pn->ended_seq & (PGHOT_ENDED_LOG - 1)] = pfn;
+}
+
+/**
+ * pghot_ready_ended - a ready page was freed
+ * @nid: the lower-tier node of @pfn
+ * @pfn: the page
+ *
+ * Its entry in the node's queue, if it has one, must not be applied to
+ * the next user of the page. Callable from any context that frees pages.
+ */
+void pghot_ready_ended(int nid, unsigned long pfn)
+{
+	struct pghot_node *pn;
+	unsigned long irqfl;
+
+	rcu_read_lock();
+	pn = pghot_node(nid);
+	if (pn) {
+		spin_lock_irqsave(&pn->ready_lock, irqfl);
+		pghot_log_ended(pn, pfn);
+		spin_unlock_irqrestore(&pn->ready_lock, irqfl);
+	}
+	rcu_read_unlock();
+}
+
 /**
  * pghot_queue_ready - queue a ready page for its node's kmigrated
  * @nid: the lower-tier node of @pfn
@@ -175,6 +247,7 @@ void pghot_queue_ready(int nid, unsigned long pfn, int target,
 	unsigned long irqfl;
 	bool was_empty;
 
+	BUILD_BUG_ON(MAX_NUMNODES > S16_MAX);
 	rcu_read_lock();
 	pn = pghot_node(nid);
 	if (!pn) {
@@ -183,6 +256,7 @@ void pghot_queue_ready(int nid, unsigned long pfn, int target,
 		return;
 	}
 	spin_lock_irqsave(&pn->ready_lock, irqfl);
+	r.seq = pn->ended_seq;
 	was_empty = kfifo_is_empty(&pn->ready);
 	queued = kfifo_in(&pn->ready, &r, 1);
 	len = kfifo_len(&pn->ready);
@@ -414,10 +488,41 @@ static int kmigrated_target(struct pghot_node *pn, const struct pghot_ready *r,
 }
 
 /*
+ * Take the readiness of the page of @r, unless it is no longer ready or @r
+ * is older than its present readiness (freed and ready again for its next
+ * user). An entry that cannot be told is kept, but only for its target:
+ * its page is checked against its owners' policies as a scanned one is.
+ */
+static bool kmigrated_claim(struct pghot_node *pn, struct pghot_ready *r,
+			    u32 *rec)
+{
+	enum pghot_entry_state state = PGHOT_ENTRY_VALID;
+	bool taken = false;
+
+	spin_lock_irq(&pn->ready_lock);
+	if (!(r->flags & PGHOT_READY_SCANNED))
+		state = pghot_entry_state(pn->ended, pn->ended_seq, r->seq,
+					  r->pfn);
+	if (state != PGHOT_ENTRY_STALE)
+		taken = pghot_record_take_ready(pn->nid, r->pfn, rec);
+	/*
+	 * The queue was empty when the scan ran: an entry there now may be
+	 * for this very readiness, which is taken.
+	 */
+	if (taken && (r->flags & PGHOT_READY_SCANNED) &&
+	    !kfifo_is_empty(&pn->ready))
+		pghot_log_ended(pn, r->pfn);
+	spin_unlock_irq(&pn->ready_lock);
+	if (state == PGHOT_ENTRY_UNSURE)
+		r->flags = PGHOT_READY_SCANNED;
+	return taken;
+}
+
+/*
  * Isolate the page of @r for promotion, if it is still ready, still here
  * and allowed to go, and add it to the batch.
  */
-static void kmigrated_take(struct pghot_node *pn, const struct pghot_ready *r,
+static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 			   struct kmigrated_batch *b)
 {
 	enum pghot_skip_reason why;
@@ -434,7 +539,7 @@ static void kmigrated_take(struct pghot_node *pn, const struct pghot_ready *r,
 		return;
 	}
 	/* Taken already (queued and found deferred too), or freed meanwhile. */
-	if (!pghot_record_take_ready(pn->nid, r->pfn, &rec))
+	if (!kmigrated_claim(pn, r, &rec))
 		return;
 	folio = page_folio(page);
 	if (!folio_try_get(folio)) {
@@ -530,6 +635,7 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 		for (i = 0; i < n; i++)
 			pn->batch[b.taken + i] = (struct pghot_ready) {
 				.pfn = pn->dpfns[i], .target = pn->dtargets[i],
+				.flags = PGHOT_READY_SCANNED,
 			};
 		b.taken += n;
 	}

@@ -33,6 +33,7 @@ extern unsigned int pghot_kmigrated_batch_nr;
 
 void pghot_queue_ready(int nid, unsigned long pfn, int target,
 		       unsigned int flags);
+void pghot_ready_ended(int nid, unsigned long pfn);
 void pghot_kmigrated_kick(int nid);
 bool pghot_valid_target(int nid);
 unsigned int pghot_effective_window_ms(int target);

@@ -40,6 +40,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "kmigrated.h"
 #include "record.h"
 
 bool pghot_off __ro_after_init;
@@ -450,22 +451,39 @@ void pghot_record_hold(int nid, unsigned long pfn)
 	rcu_read_unlock();
 }
 
-/* Forget records [@from, @to) of @s. */
-static void pghot_section_reset(struct pghot_section *s, unsigned long from,
-				unsigned long to)
+/*
+ * Forget records [@from, @to) of @s, the first for @pfn of @nid. A page
+ * that was ready may still have an entry in its node's queue: report its
+ * end (unless @nid is NUMA_NO_NODE), so that the entry is not applied to
+ * the memory's next user. Returns the number of ready records forgotten.
+ */
+static unsigned int pghot_section_reset(struct pghot_section *s, int nid,
+					unsigned long pfn, unsigned long from,
+					unsigned long to)
 {
 	const struct pghot_layout *l = pghot_layout;
+	unsigned int ready = 0;
 
-	for (; from < to; from++)
-		if (rec_load(l, s->records, from))
-			rec_store(l, s->records, from, 0);
+	for (; from < to; from++, pfn++) {
+		u32 old = rec_load(l, s->records, from);
+
+		while (old && !rec_cmpxchg(l, s->records, from, &old, 0))
+			;
+		if (!pghot_rec_ready(l, old))
+			continue;
+		ready++;
+		if (nid != NUMA_NO_NODE)
+			pghot_ready_ended(nid, pfn);
+	}
+	return ready;
 }
 
 /*
  * Called from the page allocator for every freed page of a tracked node
  * (pghot_free_pages()): the next user of the memory must not inherit the
- * hotness of the last one. Stale hardware samples of a freed page may
- * still land afterwards; they count as one access, no more.
+ * hotness of the last one, nor the target of its queued entry. Stale
+ * hardware samples of a freed page may still land afterwards; they count
+ * as one access, no more.
  */
 void __pghot_free_pages(struct page *page, unsigned int order)
 {
@@ -480,7 +498,7 @@ void __pghot_free_pages(struct page *page, unsigned int order)
 		unsigned long next = min(end, SECTION_ALIGN_UP(pfn + 1));
 
 		if (s)
-			pghot_section_reset(s, pghot_idx(pfn),
+			pghot_section_reset(s, nid, pfn, pghot_idx(pfn),
 					    pghot_idx(next - 1) + 1);
 		pfn = next;
 	}

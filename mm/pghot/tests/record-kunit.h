@@ -256,7 +256,10 @@ static void pghot_test_store_hold(struct kunit *test)
 			  PGHOT_TOUCH_READY);
 }
 
-/* Freed pages forget their hotness; their neighbours do not. */
+/*
+ * Freed pages forget their hotness, and the ready ones are reported; their
+ * neighbours keep theirs.
+ */
 static void pghot_test_reset(struct kunit *test)
 {
 	struct pghot_test_store *ts;
@@ -266,9 +269,14 @@ static void pghot_test_reset(struct kunit *test)
 	ts = pghot_test_store(test);
 	for (i = 16; i < 24; i++)
 		test_touch(ts, i, 1, NUMA_NO_NODE);
-	/* An order-2 page at 16 and an order-0 page at 22. */
-	pghot_section_reset(ts->s, 16, 20);
-	pghot_section_reset(ts->s, 22, 23);
+	/* An order-2 page at 16 and an order-0 page at 22, all ready. */
+	KUNIT_EXPECT_EQ(test, pghot_section_reset(ts->s, NUMA_NO_NODE, 0, 16, 20),
+			4U);
+	KUNIT_EXPECT_EQ(test, pghot_section_reset(ts->s, NUMA_NO_NODE, 0, 22, 23),
+			1U);
+	/* Idle records: nothing ready to report. */
+	KUNIT_EXPECT_EQ(test, pghot_section_reset(ts->s, NUMA_NO_NODE, 0, 30, 40),
+			0U);
 	for (i = 16; i < 24; i++)
 		KUNIT_EXPECT_EQ_MSG(test, pghot_section_take_ready(ts->s, i, &rec),
 				    i == 20 || i == 21 || i == 23, "page %lu", i);

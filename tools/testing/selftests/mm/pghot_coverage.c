@@ -19,6 +19,10 @@
  *	to them: nothing is lost or corrupted, no page is left in limbo.
  * thp_collapse: small pages queued for promotion are collapsed into a THP
  *	before kmigrated gets to them: the same.
+ * freed_while_queued: pages reported as accessed from one top-tier node
+ *	are freed while they wait in kmigrated's queue, and a new buffer
+ *	that gets their memory is reported from another: it goes to the
+ *	other node, none of it where the old owner's reports said.
  * knob_race:    two writers set every pghot knob to random valid values
  *	while promotion runs from both sources: every knob reads back a
  *	valid value and the data is intact.
@@ -50,6 +54,9 @@
 #define RATE_RUN_S		8
 #define RATE_MARGIN		(512UL << 20)	/* left free on the target */
 #define RACE_S			10
+#define REUSE_PAGES		256		/* freed_while_queued */
+#define REUSE_ROUNDS		5
+#define REUSE_WITHIN_MS		600		/* of kmigrated_sleep_ms 1000 */
 #define STAMP_OFFSET		64		/* past touch_word() */
 #define COVERAGE_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_MAX_S + 30) + 60)
 
@@ -643,6 +650,182 @@ TEST_F_TIMEOUT(coverage, thp_collapse, COVERAGE_TIMEOUT_S)
 		ASSERT_EQ(madvise(buf, BUF_SIZE, MADV_HUGEPAGE), 0);
 		change_while_queued(_metadata, self, &rg, collapse);
 		unmap_region(&rg);
+	}
+}
+
+/* Ready pages of @nid's kmigrated, queued or deferred; -1 if unknown. */
+static long kmigrated_backlog(int nid)
+{
+	FILE *f = fopen(PGHOT_DIR "stats", "r");
+	unsigned long deferred;
+	unsigned int queued;
+	char line[256];
+	long ret = -1;
+	int n;
+
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "node%d target %*d queued %u deferred %lu",
+			   &n, &queued, &deferred) == 3 && n == nid)
+			ret = queued + deferred;
+	fclose(f);
+	return ret;
+}
+
+/* Wait until @nid's kmigrated has nothing ready: 0, or -1 on timeout. */
+static int wait_backlog_empty(int nid)
+{
+	double start = now_s();
+
+	while (kmigrated_backlog(nid)) {
+		if (now_s() - start > PROMOTE_STALL_S)
+			return -1;
+		usleep(50 * 1000);
+	}
+	return 0;
+}
+
+/* How many of the @nb PFNs in @b are among the @na in @a. */
+static unsigned long pfns_shared(const unsigned long *a, unsigned long na,
+				 const unsigned long *b, unsigned long nb)
+{
+	unsigned long i, j, n = 0;
+
+	for (i = 0; i < nb; i++)
+		for (j = 0; j < na; j++)
+			if (b[i] == a[j]) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+/*
+ * Place @rg on @nid with no page of it left in a CPU's LRU batch, where a
+ * report would find it off the LRU and be ignored: move_pages() drains
+ * every CPU's batches, even when the pages stay where they are.
+ */
+static int place_on_lru(struct region *rg, int nid)
+{
+	int *nodes = calloc(rg->nr, sizeof(*nodes));
+	unsigned long i;
+	long ret = -1;
+
+	if (nodes && !place_on_node(rg, nid)) {
+		for (i = 0; i < rg->nr; i++)
+			nodes[i] = nid;
+		ret = move_pages(0, rg->nr, rg->pages, nodes, rg->status,
+				 MPOL_MF_MOVE);
+	}
+	free(nodes);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Once kmigrated is done with what was queued, report the pages of @rg
+ * still on @lower again, naming @nid, as a sampler that keeps seeing them
+ * would (a page still in a CPU's LRU batch when its report came was
+ * ignored), until none is left or PROMOTE_STALL_S.
+ */
+static void reported_until_promoted(struct __test_metadata *_metadata,
+				    const struct region *rg, int lower, int nid)
+{
+	double start = now_s();
+	struct residency r;
+
+	for (;;) {
+		ASSERT_EQ(wait_backlog_empty(lower), 0);
+		usleep(200 * 1000);
+		ASSERT_EQ(query_residency(rg, &r), 0);
+		if (!r.slow || now_s() - start > PROMOTE_STALL_S)
+			break;
+		ASSERT_GE(inject_region_left(rg, nid), 0);
+	}
+}
+
+/*
+ * One round of freed_while_queued on @lower: true if the round could test
+ * what it tests (the old pages were still queued when freed, the new
+ * buffer got some of their memory, and its reports came in while
+ * kmigrated still waited), with its checks made; false to try again.
+ */
+static bool reuse_round(struct __test_metadata *_metadata, int lower,
+			int old_nid, int new_nid)
+{
+	unsigned long *apfns, *bpfns, reused, on_old, on_new;
+	struct region a, b;
+	struct residency r;
+	const char *why;
+	double start, ms;
+	bool queued;
+
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	map_region(_metadata, &a, REUSE_PAGES * PAGE_STRIDE);
+	map_region(_metadata, &b, 2 * REUSE_PAGES * PAGE_STRIDE);
+	apfns = calloc(a.nr, sizeof(*apfns));
+	bpfns = calloc(b.nr, sizeof(*bpfns));
+	ASSERT_TRUE(apfns && bpfns);
+	ASSERT_EQ(place_on_lru(&a, lower), 0);
+	ASSERT_EQ(region_pfns(&a, apfns), 0);
+
+	/* kmigrated is idle: the first report starts its wait for a batch. */
+	start = now_s();
+	ASSERT_EQ(inject_pfns(apfns, a.nr, old_nid), 0);
+	ASSERT_EQ(query_residency(&a, &r), 0);
+	queued = r.slow == a.nr && kmigrated_backlog(lower) > 0;
+	unmap_region(&a);
+	ASSERT_EQ(place_on_lru(&b, lower), 0);
+	ASSERT_EQ(region_pfns(&b, bpfns), 0);
+	ASSERT_EQ(inject_pfns(bpfns, b.nr, new_nid), 0);
+	ms = (now_s() - start) * 1000;
+	reused = pfns_shared(apfns, a.nr, bpfns, b.nr);
+
+	why = !queued ? "kmigrated took the old pages before they were freed" :
+	      ms > REUSE_WITHIN_MS ? "too slow for kmigrated's wait" :
+	      !reused ? "the new buffer got none of the freed memory" : NULL;
+	if (why) {
+		ksft_print_msg("node %d: round not usable (%.0f ms): %s\n",
+			       lower, ms, why);
+	} else {
+		reported_until_promoted(_metadata, &b, lower, new_nid);
+		ASSERT_EQ(query_residency(&b, &r), 0);
+		on_old = region_on_node(&b, old_nid);
+		on_new = region_on_node(&b, new_nid);
+		ksft_print_msg("node %d: %lu of %lu new pages reuse queued ones (for %d) %.0fms\n",
+			       lower, reused, b.nr, old_nid, ms);
+		ksft_print_msg("node %d: %lu on %d, %lu on %d, %lu left\n",
+			       lower, on_new, new_nid, on_old, old_nid, r.slow);
+		EXPECT_EQ(on_old, 0UL)
+			TH_LOG("the old owner's queue entries moved the new owner's pages");
+		EXPECT_TRUE(reached_pct(on_new, b.nr, PROMOTED_PCT));
+	}
+	wait_backlog_empty(lower);
+	unmap_region(&b);
+	free(apfns);
+	free(bpfns);
+	return !why;
+}
+
+TEST_F_TIMEOUT(coverage, freed_while_queued, COVERAGE_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int j, round;
+
+	if (t->nr_top < 2)
+		SKIP(return, "one top-tier node: no second target to tell apart");
+	hwhint_baseline(_metadata, self->knobs);
+	set_knob(_metadata, self->knobs, KNOB_SLEEP, "1000");
+	set_knob(_metadata, self->knobs, KNOB_BATCH, "1024");
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < t->nr_lower; j++) {
+		for (round = 0; round < REUSE_ROUNDS; round++)
+			if (reuse_round(_metadata, t->lower[j], t->top[0],
+					t->top[1]))
+				break;
+		EXPECT_LT(round, REUSE_ROUNDS)
+			TH_LOG("node %d: no usable round in %d", t->lower[j],
+			       REUSE_ROUNDS);
 	}
 }
 
