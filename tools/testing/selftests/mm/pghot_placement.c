@@ -69,12 +69,6 @@
 /* Of the pages: pghot_ignored_{offline,toptier,untracked}, plus a few. */
 #define IGNORED_MAX_PCT		1
 #define IGNORED_SLACK		64
-/*
- * Of the pages: faults on folios off the LRU when they came, in a CPU's
- * LRU batch or isolated by kmigrated on their way up
- * (pghot_ignored_nonlru), plus IGNORED_SLACK.
- */
-#define NONLRU_MAX_PCT		25
 #define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_MAX_S + 20) + 60)
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
@@ -359,15 +353,20 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT + 100 * IGNORED_SLACK)
 			TH_LOG("pghot ignored %lu reports", ignored);
 		/*
-		 * A fault on a folio kmigrated has isolated is ignored, as the
-		 * fault path ignores it: how many depends on how long a
-		 * migration takes (long from slow memory, an emulated CXL
-		 * device), never more than a fraction of the faults.
+		 * Each page kmigrated promoted came through a recorded fault.
+		 * A fault on a folio kmigrated holds isolated on its way up is
+		 * ignored, as the fault path would ignore it: that is a later
+		 * fault of a page already recorded (a scan pass that came while
+		 * its batch migrated), never one instead of its first. How many
+		 * depends on how long migration takes against the scan period
+		 * (long from an emulated CXL device): reported, not bounded.
 		 */
-		EXPECT_LE(delta(&a, &b, VM_IGNORED_NONLRU) * 100,
-			  rg.nr * NONLRU_MAX_PCT + 100 * IGNORED_SLACK)
-			TH_LOG("pghot ignored %llu reports on folios off the LRU",
-			       delta(&a, &b, VM_IGNORED_NONLRU));
+		EXPECT_GE(delta(&a, &b, VM_RECORDED_HINTFAULTS),
+			  delta(&a, &b, VM_PROMOTED));
+		EXPECT_LE(delta(&a, &b, VM_RECORDED_HINTFAULTS) +
+			  delta(&a, &b, VM_IGNORED_NONLRU),
+			  delta(&a, &b, VM_HINT_FAULTS))
+			TH_LOG("pghot counted more faults than NUMA balancing took");
 	} else {
 		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
 		EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
@@ -440,9 +439,11 @@ static void hwhint_run(struct __test_metadata *_metadata, int lower, int nid,
 
 	place(_metadata, &rg, lower);
 	read_vmstats(_metadata, &a);
-	on = sample_until_on(_metadata, &rg, nid, want, &rounds);
+	sample_until_on(_metadata, &rg, nid, want, &rounds);
 	read_vmstats(_metadata, &b);
+	/* Pages still on their way up then have arrived: one look for all. */
 	ASSERT_EQ(query_residency(&rg, &r), 0);
+	on = region_on_node(&rg, want);
 	ksft_print_msg("hints %s %d: %lu of %lu pages on it after %u round(s), %lu left on %d\n",
 		       nid < 0 ? "from node" : "naming node", want, on, rg.nr,
 		       rounds, r.slow, lower);
