@@ -83,6 +83,7 @@ enum {
 	KNOB_RATE_LIMIT,
 	KNOB_SLEEP,
 	KNOB_BATCH,
+	KNOB_REGION,
 	NR_KNOBS,
 };
 
@@ -99,6 +100,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
 	[KNOB_SLEEP] = { PGHOT_DIR "kmigrated_sleep_ms", true },
 	[KNOB_BATCH] = { PGHOT_DIR "kmigrated_batch_nr", true },
+	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
 };
 
 FIXTURE(coverage)
@@ -136,7 +138,10 @@ static unsigned long long vmstat(const char *name)
 	return v;
 }
 
-/* Defaults, hardware hints only, threshold 1: one report promotes. */
+/*
+ * Defaults, hardware hints only, threshold 1 and regions off: one report
+ * promotes, whatever samples of earlier tests left in the page's region.
+ */
 static void hwhint_baseline(struct __test_metadata *_metadata, struct knob *k)
 {
 	set_knob(_metadata, k, KNOB_NUMAB, "0");
@@ -146,6 +151,7 @@ static void hwhint_baseline(struct __test_metadata *_metadata, struct knob *k)
 	set_knob(_metadata, k, KNOB_RATE_LIMIT, "65536");
 	set_knob(_metadata, k, KNOB_SLEEP, "100");
 	set_knob(_metadata, k, KNOB_BATCH, "512");
+	set_knob(_metadata, k, KNOB_REGION, "0");
 	set_knob(_metadata, k, KNOB_SOURCES, "0x2");
 }
 

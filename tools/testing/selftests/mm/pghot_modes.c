@@ -51,6 +51,7 @@ enum {
 	KNOB_FREQ_THRESHOLD,
 	KNOB_WINDOW,
 	KNOB_TARGET_NID,
+	KNOB_REGION,
 	NR_KNOBS,
 };
 
@@ -64,6 +65,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
 	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
 	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
+	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
 };
 
 FIXTURE(modes)
@@ -164,6 +166,8 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	ASSERT_EQ(region_pfns(&rg, pfns), 0);
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	set_knob(_metadata, self->knobs, KNOB_WINDOW, "4000");
+	/* One sample each, whatever earlier samples left in the regions. */
+	set_knob(_metadata, self->knobs, KNOB_REGION, "0");
 	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x2");
 	ASSERT_EQ(inject_pfns(pfns, rg.nr, -1), 0);
 	start = now_s();

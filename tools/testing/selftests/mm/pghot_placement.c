@@ -86,6 +86,7 @@ enum {
 	KNOB_FREQ_THRESHOLD,
 	KNOB_WINDOW,
 	KNOB_RATE_LIMIT,
+	KNOB_REGION,
 	NR_KNOBS,
 };
 
@@ -100,6 +101,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
 	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
 	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
+	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
 };
 
 /* Counters from /proc/vmstat. */
@@ -216,6 +218,13 @@ static void baseline(struct __test_metadata *_metadata, struct knob *knobs,
 	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "2");
 	set_knob(_metadata, knobs, KNOB_WINDOW, "4000");
 	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, "65536");
+	/*
+	 * Regions off: a page's own samples decide, whatever samples of
+	 * earlier tests left in its 2 MiB of memory (a region found below
+	 * the bar would ask a second sample of a page at threshold 1).
+	 * pghot_hwhint tests regions.
+	 */
+	set_knob(_metadata, knobs, KNOB_REGION, "0");
 	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
 }
 
