@@ -142,7 +142,8 @@ wants precise && boot precise "$PRECISE_SELFTESTS" 'pghot_mode=precise'
 # kernel too; mm/migration wants two CPUs more than the nodes it migrates
 # between, so this boot has two CPUs on each of nodes 0 and 1, and huge
 # pages on both so that its hugetlb cases run.
-wants upstream && NODE_CPUS=2 boot upstream "$UPSTREAM_TESTS" "$UPSTREAM_APPEND" nokunit
+wants upstream && NODE_CPUS=2 NODE0_MB=$UPSTREAM_NODE_MB NODE2_MB=$UPSTREAM_NODE_MB \
+	boot upstream "$UPSTREAM_TESTS" "$UPSTREAM_APPEND" nokunit
 # Any tiered box: nodes 0 and 1 with CPUs and DRAM, 2 DRAM without CPUs
 # (top tier), 3 and 4 lower tier; node 4 is a CXL type-3 device whose
 # region the guest sets up, so it gains its first memory at run time

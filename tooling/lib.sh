@@ -82,3 +82,7 @@ skip_allowed() {
 # pages on nodes 0 and 1 so that mm/migration's hugetlb cases run.
 UPSTREAM_TESTS='upstream/migration upstream/mem-on-off-test.sh'
 UPSTREAM_APPEND='hugepages=0:4,1:4'
+# 1 GiB on each of nodes 0 to 2 (plus node 2's DIMM): mem-on-off-test.sh
+# walks every memory block several times, and with the default shape's
+# 45 blocks it took 239 s of make check on the debug kernel.
+UPSTREAM_NODE_MB=1024

@@ -27,7 +27,8 @@ for k in base patched; do
 	kernel=$base
 	[ $k = patched ] && kernel=$patched
 	log "upstream tests on the $k kernel"
-	NODE_CPUS=2 KERNEL=$kernel VMDIR=$OUT/vm-upstream-$k VM_APPEND="$UPSTREAM_APPEND" \
+	NODE_CPUS=2 NODE0_MB=$UPSTREAM_NODE_MB NODE2_MB=$UPSTREAM_NODE_MB \
+		KERNEL=$kernel VMDIR=$OUT/vm-upstream-$k VM_APPEND="$UPSTREAM_APPEND" \
 		"$TOP/tooling/vm.sh" \
 		"PGHOT_BOOT=upstream PGHOT_HANGCHECK=0 PGHOT_TESTS='$UPSTREAM_TESTS' tooling/guest-tests.sh" \
 		> "$OUT/upstream-$k.log" 2>&1
