@@ -17,6 +17,7 @@ the end of the run.
 import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -32,14 +33,15 @@ COUNTERS = [
     ("M9", "hwhint_total_events"), ("M10", "hwhint_dram_accesses"),
     ("M11", "hwhint_extmem_accesses"), ("M12", "hwhint_useful_events"),
     ("M13", "hwhint_dropped_events"), ("", "pghot_reported_hwhints"),
-    ("", "pghot_ready"), ("", "pghot_promoted"), ("", "pgpromote_candidate"),
+    ("", "pghot_ready"), ("", "pghot_region_hot"), ("", "pghot_region_ready"),
+    ("", "pghot_promoted"), ("", "pgpromote_candidate"),
     ("", "pgdemote_kswapd"), ("", "pgdemote_direct"),
     ("", "pgdemote_khugepaged"), ("", "pgdemote_proactive"),
     ("", "pgmigrate_success"),
 ]
 DEMOTIONS = ["pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
              "pgdemote_proactive"]
-CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C5", "C6", "S1", "S2"]
+CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C5", "C6", "P1", "P2", "S1", "S2"]
 SCENARIO_ORDER = ["promotion", "precision", "overcommit", "coldhog",
                   "scale-256", "scale-1024", "scale-2048"]
 
@@ -47,6 +49,10 @@ SCENARIO_ORDER = ["promotion", "precision", "overcommit", "coldhog",
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
+
+
+# <scenario>-<config>-<rep>; a sampled config is S1-d0.07 (its density).
+RAW_NAME = re.compile(r"^(.*)-([A-Z]\d(?:-d[0-9.]+)?)-(\d+)$")
 
 
 def load():
@@ -67,8 +73,11 @@ def load():
                 r = json.load(f)
         except (OSError, ValueError) as e:
             # A run that wrote nothing useful failed: count it as such.
-            name = os.path.basename(path)[:-len(".json")]
-            scenario, config, _ = name.rsplit("-", 2)
+            m = RAW_NAME.match(os.path.basename(path)[:-len(".json")])
+            if not m:
+                print(f"demo: {path}: not a run's name, ignored", file=sys.stderr)
+                continue
+            scenario, config = m.group(1), m.group(2)
             print(f"demo: {path}: {e}: counted as failed", file=sys.stderr)
             runs.setdefault(scenario, {}).setdefault(config, [[], 0])[1] += 1
             continue
@@ -92,7 +101,33 @@ def per_run(r):
         "wasted_migrations": promotions + demotions - gain,
         "demoted_within_10s": (churn.get("down_within_window", 0) / up
                                if up else 0.0),
+        # Of the demotions, those of hot-set pages (the rest: other data,
+        # e.g. a cold hog that promotion exchanged for hot pages).
+        "hot_pages_demoted": churn.get("down", 0),
+        "kmigrated_cpu_s": r.get("kmigrated_cpu_s"),
     }
+
+
+def sampled_density(r):
+    """Samples per hot page per second the sampler delivered in run @r:
+    the feeder's samples over the time the sets spent on the lower tier
+    (a warm page counts 1/warm_ratio of a hot one: it is accessed that much
+    less often). None without the feeder's record."""
+    scenario, config, rep_ = r["label"].split("/")
+    try:
+        with open(os.path.join(OUT, "raw", f"{scenario}-{config}-{rep_}.feed")) as f:
+            feed = json.load(f)
+    except (OSError, ValueError):
+        return None, None
+    ratio = r["params"].get("warm_ratio") or 0
+    exposure, prev = 0.0, None
+    for smp in r["samples"]:
+        lower = smp["hot_mem"] + (smp.get("cold_mem", 0) / ratio if ratio else 0)
+        if prev is not None:
+            exposure += (smp["t"] - prev[0]) * (lower + prev[1]) / 2
+        prev = (smp["t"], lower)
+    density = feed["samples"] / exposure if exposure > 0 else None
+    return density, feed
 
 
 def summarise(scenario, config, rs, failed):
@@ -105,6 +140,9 @@ def summarise(scenario, config, rs, failed):
         "failed_runs": failed,
         "commit": os.environ.get("DEMO_COMMIT"),
     }
+    if "-d" in config:
+        row["config"], row["label"] = config.split("-d")[0], config
+        row["density_asked"] = float(config.split("-d")[1])
     if not rs:
         return row
     row.update({
@@ -121,6 +159,19 @@ def summarise(scenario, config, rs, failed):
     })
     for key in derived[0]:
         row[key] = median([d[key] for d in derived])
+    if "-d" in config:
+        # Sampled hints: the density asked and the one delivered.
+        got = [sampled_density(r) for r in rs]
+        row["density"] = median([d for d, _ in got])
+        feeds = [f for _, f in got if f]
+        if feeds:
+            row["sampler"] = {
+                "period": feeds[0].get("period"),
+                "samples": median([f["samples"] for f in feeds]),
+                "injected": median([f["injected"] for f in feeds]),
+                "rejected": median([f["rejected"] for f in feeds]),
+            }
+        row["seconds_to_95pct_runs"] = [r["seconds_to_95pct"] for r in rs]
     return row
 
 
@@ -131,42 +182,81 @@ def fmt(v, spec=",.0f"):
 def tables(scenario, rows):
     print(f"\n== {scenario}: median of the runs of each configuration\n")
     print("Table 1")
-    print(f"{'config':7}{'runs':>6}{'time s':>8}{'ops/s':>13}{'hot up':>9}"
-          f"{'s to 95%':>10}{'cold up':>9}{'migr/hot pg':>12}{'wasted':>9}"
-          f"{'down<10s':>9}")
+    print(f"{'config':13}{'runs':>6}{'time s':>8}{'ops/s':>13}{'kmig s':>8}"
+          f"{'hot up':>9}{'s to 95%':>10}{'cold up':>9}{'migr/hot pg':>12}"
+          f"{'wasted':>9}{'hot down':>9}{'down<10s':>9}")
     for r in rows:
+        name = r.get("label", r["config"])
         runs = f"{r['runs']}" + (f"+{r['failed_runs']}F" if r["failed_runs"] else "")
         if not r["runs"]:
-            print(f"{r['config']:7}{runs:>6}  all runs failed")
+            print(f"{name:13}{runs:>6}  all runs failed")
             continue
         hot = 100.0 * r["promoted_hot_pages"] / r["hot_pages"]
         cold = (f"{100.0 * r['promoted_cold_pages'] / r['cold_pages']:.1f}%"
                 if r["cold_pages"] else "-")
-        print(f"{r['config']:7}{runs:>6}{r['elapsed_s']:>8.1f}"
-              f"{r['ops_per_sec']:>13,.0f}{hot:>8.1f}%"
+        print(f"{name:13}{runs:>6}{r['elapsed_s']:>8.1f}"
+              f"{r['ops_per_sec']:>13,.0f}{fmt(r['kmigrated_cpu_s'], '.2f'):>8}"
+              f"{hot:>8.1f}%"
               f"{fmt(r['seconds_to_95pct'], '.1f'):>10}{cold:>9}"
               f"{r['migrations_per_hot_page']:>12.2f}"
               f"{fmt(r['wasted_migrations']):>9}"
+              f"{fmt(r['hot_pages_demoted']):>9}"
               f"{100.0 * r['demoted_within_10s']:>8.1f}%")
-    print("  (F: failed runs, shown and not in the medians; hot/cold up: on a\n"
-          "   top-tier node at the end; wasted: promotions + demotions - net\n"
-          "   gain of hot pages on the top tier; down<10s: of the hot pages\n"
-          "   seen going up, the share seen coming down within 10 s)")
+    print("  (F: failed runs, shown and not in the medians; kmig s: CPU seconds\n"
+          "   of the kmigrated threads in the run; hot/cold up: on a top-tier\n"
+          "   node at the end; wasted: promotions + demotions - net gain of\n"
+          "   hot pages on the top tier; hot down: hot-set pages seen coming\n"
+          "   down (the other demotions took other data); down<10s: of the\n"
+          "   hot pages seen going up, the share seen coming down within 10 s)")
+    sampled_table(rows)
     rows = [r for r in rows if r["runs"]]
     print("\nTable 2 (vmstat deltas)")
-    print(f"{'':5}{'counter':30}" + "".join(f"{r['config']:>12}" for r in rows))
+    print(f"{'':5}{'counter':30}" + "".join(
+        f"{r.get('label', r['config']):>13}" for r in rows))
     for m, name in COUNTERS:
         vals = [r["vmstat"].get(name) for r in rows]
         if all(v is None for v in vals):
             continue
-        print(f"{m:5}{name:30}" + "".join(f"{fmt(v):>12}" for v in vals))
+        print(f"{m:5}{name:30}" + "".join(f"{fmt(v):>13}" for v in vals))
     # Then whatever else moved: why ready pages stayed, ignored reports.
     known = {name for _, name in COUNTERS}
     others = sorted({n for r in rows for n, v in r["vmstat"].items()
                      if v and n not in known})
     for name in others:
         vals = [r["vmstat"].get(name) for r in rows]
-        print(f"{'':5}{name:30}" + "".join(f"{fmt(v):>12}" for v in vals))
+        print(f"{'':5}{name:30}" + "".join(f"{fmt(v):>13}" for v in vals))
+
+
+def sampled_table(rows):
+    """The sampled rows (S: regions on, P: each page on its own samples):
+    density asked and delivered, and the goals (within the run, 60 s by
+    default): threshold 2 >= 95% of the hot set with <= 5% of the warm
+    set, threshold 1 >= 99% with <= 10%."""
+    rows = [r for r in rows if r.get("density_asked") is not None]
+    if not rows:
+        return
+    # P rows (regions off) are judged by the same goals, to compare.
+    goals = {"1": (99.0, 10.0), "2": (95.0, 5.0)}
+    print(f"\nsampled{'':6}{'asked':>7}{'got':>7}{'period':>8}{'samples':>9}"
+          f"{'hot up':>8}{'warm up':>8}  goal (hot >=, warm <=)")
+    for r in rows:
+        if not r["runs"]:
+            print(f"{r['label']:13}{r['density_asked']:>7.4f}  all runs failed")
+            continue
+        sm = r.get("sampler", {})
+        hot = 100.0 * r["promoted_hot_pages"] / r["hot_pages"]
+        warm = (100.0 * r["promoted_cold_pages"] / r["cold_pages"]
+                if r["cold_pages"] else None)
+        g = goals.get(r["config"][1:])
+        verdict = "-"
+        if g:
+            ok = hot >= g[0] and (warm is None or warm <= g[1])
+            verdict = f"{g[0]:.0f}%/{g[1]:.0f}%: {'met' if ok else 'NOT met'}"
+        print(f"{r['label']:13}{r['density_asked']:>7.4f}{fmt(r['density'], '.4f'):>7}"
+              f"{fmt(sm.get('period')):>8}{fmt(sm.get('samples')):>9}"
+              f"{hot:>7.1f}%{'-' if warm is None else f'{warm:.1f}%':>8}  {verdict}")
+    print("  (asked/got: samples per hot page per second; got: the feeder's\n"
+          "   samples over the page-seconds the sets spent on the lower tier)")
 
 
 def median_run(rs):
@@ -393,6 +483,13 @@ def latency_report():
     return rows
 
 
+def config_key(kv):
+    """C rows first in their order, then S1/S2 by density."""
+    base, _, dens = kv[0].partition("-d")
+    return (CONFIG_ORDER.index(base) if base in CONFIG_ORDER else 99,
+            float(dens) if dens else 0.0)
+
+
 def main():
     runs = load()
     if not runs and not glob.glob(os.path.join(OUT, "raw", "latency-*")):
@@ -402,9 +499,7 @@ def main():
     for scenario in order:
         if scenario not in runs:
             continue
-        configs = sorted(runs[scenario].items(),
-                         key=lambda kv: (CONFIG_ORDER.index(kv[0])
-                                         if kv[0] in CONFIG_ORDER else 99))
+        configs = sorted(runs[scenario].items(), key=config_key)
         rows = [summarise(scenario, c, rs, failed)
                 for c, (rs, failed) in configs]
         tables(scenario, rows)

@@ -6,20 +6,27 @@
 # tables; results.json and residency plots go to out/demo/.
 #
 #   DEMO_SCENARIOS='promotion precision overcommit coldhog scale-256
-#                   scale-1024 scale-2048 latency'
+#                   scale-1024 scale-2048 sampled latency'
 #   DEMO_REPS=3  DEMO_DURATION=20 (seconds per run)  DEMO_HOT_MB=256 (promotion)
 #   DEMO_PRECISION_MB=64 (hot and cold set, precision)
 #   DEMO_HOG_LOCKED=1 (overcommit: 0 lets reclaim demote the hog)
 #   DEMO_SCALE_DURATION=60 (seconds per scale run)
+#   sampled (the emulator's sampler feeds the promotion and precision
+#   shapes): DEMO_SAMPLED_DENSITIES='0.07 0.0175 0.28' (samples per hot
+#   page per s; the first is the reference), DEMO_SAMPLED_PAGE_DENSITIES=
+#   0.07 (where the per-page rows P1/P2 run too), DEMO_SAMPLED_OTHER_REPS
+#   (runs at the other densities, default DEMO_REPS), DEMO_SAMPLED_CONFIGS
+#   ('P1 P2 S1 S2'), DEMO_SAMPLED_MB=64,
+#   DEMO_WARM_RATIO=10, DEMO_SAMPLED_DURATION=60
 #   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
 #   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
 #   DEMO_LATENCY_SCAN='1000 1000 60000 256' (NUMA balancing scan delay,
 #   period min and max in ms, size in MB: the kernel's defaults)
 # The scale scenarios need a larger VM (DEMO_SCALE_NODE0_MB=4096,
-# DEMO_SCALE_NODE2_MB=3072) and the latency scenario the emulated CXL box
-# (tooling/emu/README): each group runs in a boot of its own of the same
-# kernel.
+# DEMO_SCALE_NODE2_MB=3072), the sampled scenario the emulator's sampler
+# and the latency scenario the emulated CXL box (tooling/emu/README): each
+# group runs in a boot of its own of the same kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,11 +37,12 @@ start=$(date +%s)
 DEMO_OUT=${DEMO_OUT:-$OUT/demo}
 rm -rf "$DEMO_OUT"
 mkdir -p "$DEMO_OUT/raw"
-scenarios=${DEMO_SCENARIOS:-promotion precision overcommit coldhog scale-256 scale-1024 scale-2048 latency}
-small="" scale="" latency=""
+scenarios=${DEMO_SCENARIOS:-promotion precision overcommit coldhog scale-256 scale-1024 scale-2048 sampled latency}
+small="" scale="" sampled="" latency=""
 for s in $scenarios; do
 	case $s in
 	scale-*) scale="$scale $s" ;;
+	sampled) sampled=" sampled" ;;
 	latency) latency=" latency" ;;
 	*) small="$small $s" ;;
 	esac
@@ -56,11 +64,18 @@ demo_boot() {	# scenarios vmdir [vm.sh environment...]
 		 DEMO_LATENCY_DENSITIES='${DEMO_LATENCY_DENSITIES:-0.07 0.28}' \
 		 DEMO_SAMPLER_ARGS='${DEMO_SAMPLER_ARGS:---slow-only}' \
 		 DEMO_LATENCY_SCAN='${DEMO_LATENCY_SCAN:-1000 1000 60000 256}' \
+		 DEMO_SAMPLED_DENSITIES='${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}' \
+		 DEMO_SAMPLED_PAGE_DENSITIES='${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}' \
+		 DEMO_SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-${DEMO_REPS:-3}} \
+		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 S1 S2}' \
+		 DEMO_SAMPLED_MB=${DEMO_SAMPLED_MB:-64} DEMO_WARM_RATIO=${DEMO_WARM_RATIO:-10} \
+		 DEMO_SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60} \
 		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"
 }
 [ -z "$small" ] || demo_boot "$small" "$OUT/vm-demo"
 [ -z "$scale" ] || demo_boot "$scale" "$OUT/vm-demo-scale" \
 	NODE0_MB="${DEMO_SCALE_NODE0_MB:-4096}" NODE2_MB="${DEMO_SCALE_NODE2_MB:-3072}"
+[ -z "$sampled" ] || demo_boot "$sampled" "$OUT/vm-demo-sampled" VM_SAMPLER=1
 [ -z "$latency" ] || demo_boot "$latency" "$OUT/vm-demo-latency" VM_SLOWMEM=1 VM_SAMPLER=1
 DEMO_COMMIT=$commit python3 "$TOP/tooling/demo-report.py" "$DEMO_OUT"
 log "demo done in $(( $(date +%s) - start )) s. Outside the latency scenario the VM's memory is equally fast on every node: those runs show what moves, when and at what cost, not a latency gain."

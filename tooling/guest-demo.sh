@@ -7,17 +7,29 @@
 #   C1  numa_balancing=0                          no promotion
 #   C2  numa_balancing=2, pghot sources 0x0       today's NUMAB2 (legacy)
 #   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot
-#   C5  numa_balancing=0, sources 0x2, threshold 1  injected hardware hints
-#   C6  numa_balancing=0, sources 0x2, threshold 2  injected hardware hints
+#   C5  numa_balancing=0, sources 0x2, threshold 1  oracle hardware hints
+#   C6  numa_balancing=0, sources 0x2, threshold 2  oracle hardware hints
 #
-# The injector is an oracle: it reports every hot page every second, which
-# no sampler does. The nodes are the benchmark's own choice (the first
+# C5/C6's injector is an oracle: it reports every hot page every second,
+# which no sampler does. The nodes are the benchmark's own choice (the first
 # top-tier node with CPUs, the first lower-tier node with memory). A run
 # that fails leaves <label>.failed beside the JSON of the others.
 # Scenario latency (emulated CXL box, tooling/emu/README) adds
 #   C0  numa_balancing=0, hot set on node 0       the ideal
 #   S1/S2  numa_balancing=0, sources 0x2, threshold 1/2, hints from the
 #       plugin's sampler at DEMO_LATENCY_DENSITIES samples/hot page/s
+# Scenario sampled (a boot with the emulator's sampler, VM_SAMPLER=1) runs
+# the promotion and precision scenarios' S1/S2 rows: hardware hints as IBS
+# would deliver them (the page of every N-th access to node 2), at
+# DEMO_SAMPLED_DENSITIES samples per hot page per second. The precision
+# shape's warm set is accessed by the same threads, DEMO_WARM_RATIO times
+# less often per page than the hot set, so the sampler sees it as it is.
+#   P1/P2  the same, regions off (hwhint_region_ms=0): each page judged on
+#       its own samples, the rule of the published IBS results; at
+#       DEMO_SAMPLED_PAGE_DENSITIES only
+# Densities other than the first of DEMO_SAMPLED_DENSITIES run
+# DEMO_SAMPLED_OTHER_REPS times (default DEMO_REPS); DEMO_SAMPLED_CONFIGS
+# (default 'P1 P2 S1 S2') picks configurations.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -46,6 +58,8 @@ config() {	# name [freq_threshold]
 	local ft=${2:-1}
 	w $D/promote_window_ms 4000
 	w $D/freq_threshold "$ft"
+	# Regions for hardware hints at their default, except for P1/P2.
+	[ ! -e $D/hwhint_region_ms ] || w $D/hwhint_region_ms 60000
 	case $1 in
 	C1) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0 ;;
 	C2) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0 ;;
@@ -67,6 +81,69 @@ run() {		# scenario config rep [bench args...]
 		echo "$s/$c/$r" > "$DEMO_OUT/raw/$s-$c-$r.failed"
 		rm -f "$DEMO_OUT/raw/$s-$c-$r.json"
 	fi
+}
+
+# The sampled scenario: its sets, run length and calibration period.
+SAMPLED_MB=${DEMO_SAMPLED_MB:-64}
+WARM_RATIO=${DEMO_WARM_RATIO:-10}
+SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60}
+SAMPLED_P0=1000
+SAMPLED_DENSITIES=${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}
+SAMPLED_PAGE_DENSITIES=${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}
+SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-$DEMO_REPS}
+SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 S1 S2}
+
+sampled_shape() {	# shape: the benchmark's set options
+	case $1 in
+	promotion) echo "--hot-mb $SAMPLED_MB" ;;
+	precision) echo "--hot-mb $SAMPLED_MB --cold-mb $SAMPLED_MB --warm-ratio $WARM_RATIO" ;;
+	esac
+}
+
+# One run with the plugin's sampler feeding pghot from the moment the sets
+# are in place: shape config rep period duration. The sampler does not run
+# on the benchmark's CPU (node 0's); only node-2 accesses are sampled, as an
+# L3-miss filter would pass the benchmark's and not the feeder's own.
+sampled_run() {
+	local shape=$1 c=$2 r=$3 period=$4 dur=$5 feed rc=0
+	rm -f /tmp/ready
+	( while [ ! -e /tmp/ready ]; do sleep 0.05; done
+	  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed --period "$period" \
+		--slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" ) &
+	feed=$!
+	# shellcheck disable=SC2046
+	DEMO_DURATION=$dur run "$shape" "$c" "$r" $(sampled_shape "$shape") \
+		--ready-file /tmp/ready || rc=1
+	touch /tmp/ready; sleep 0.2; kill "$feed" 2>/dev/null; wait "$feed"
+	[ -e "$DEMO_OUT/raw/$shape-$c-$r.json" ] || rc=1
+	return $rc
+}
+
+# Density at period SAMPLED_P0 with nothing moving (C1: no promotion, the
+# samples go nowhere): samples per hot page per second, counted by the
+# feeder over the run, hot share of the accesses from the shape.
+sampled_calibrate() {	# shape
+	local shape=$1 d0
+	config C1
+	sampled_run "$shape" calib 1 "$SAMPLED_P0" 15 || {
+		echo "sampled: calibration of $shape failed" >&2; return 1; }
+	# Samples per hot page-second on the lower tier (a warm page counts
+	# 1/ratio of a hot one), as demo-report.py measures every run.
+	d0=$(python3 -c 'import json,sys
+f = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+w = r["params"].get("warm_ratio") or 0
+exp, prev = 0.0, None
+for s in r["samples"]:
+    low = s["hot_mem"] + (s.get("cold_mem", 0) / w if w else 0)
+    if prev:
+        exp += (s["t"] - prev[0]) * (low + prev[1]) / 2
+    prev = (s["t"], low)
+print(f["samples"] / exp)' \
+		"$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/raw/$shape-calib-1.json") || return 1
+	echo "$d0" > "$DEMO_OUT/sampled-$shape-d0"
+	mv "$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/sampled-$shape-calib.feed"
+	mv "$DEMO_OUT/raw/$shape-calib-1.json" "$DEMO_OUT/sampled-$shape-calib.json"
+	echo "sampled: $shape: $d0 samples per hot page per s at period $SAMPLED_P0" >&2
 }
 
 for s in $DEMO_SCENARIOS; do
@@ -161,6 +238,41 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 			done
 			w $SCHED/scan_delay_ms 0; w $SCHED/scan_period_min_ms 100
 			w $SCHED/scan_period_max_ms 200; w $SCHED/scan_size_mb 1024 ;;
+		sampled)
+			[ -n "${PGHOT_EMU:-}" ] || { echo "sampled: not in the emulated box" >&2; exit 1; }
+			if [ "$r" = 1 ]; then
+				# Samples per hot page per second at a known
+				# period, nothing moving (C1), for each shape.
+				for shape in promotion precision; do
+					sampled_calibrate $shape || exit 1
+				done
+			fi
+			for shape in promotion precision; do
+				d0=$(cat "$DEMO_OUT/sampled-$shape-d0")
+				first=1
+				for dens in $SAMPLED_DENSITIES; do
+					# The first density is the reference.
+					[ $first = 1 ] || [ "$r" -le "$SAMPLED_OTHER_REPS" ] || continue
+					first=0
+					period=$(python3 -c 'import sys
+print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]) / float(sys.argv[3]))))' \
+						"$SAMPLED_P0" "$d0" "$dens")
+					configs="S1 S2"
+					case " $SAMPLED_PAGE_DENSITIES " in
+					*" $dens "*) configs="P1 P2 S1 S2" ;;
+					esac
+					for c in $configs; do
+						case " $SAMPLED_CONFIGS " in
+						*" $c "*) ;;
+						*) continue ;;
+						esac
+						config C5 ${c#?}
+						[ "${c%?}" = S ] || w $D/hwhint_region_ms 0
+						sampled_run $shape "$c-d$dens" "$r" "$period" \
+							"${SAMPLED_DURATION}" || true
+					done
+				done
+			done ;;
 		*) echo "unknown scenario $s" >&2; exit 1 ;;
 		esac
 	done

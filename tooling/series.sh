@@ -121,7 +121,7 @@ cover=$(ls "$DEST"/0000-cover-letter.patch)
 # the medians of out/demo/results.json if make demo has run.
 python3 - "$cover" "$SER/cover.txt" "$OUT/demo/results.json" \
 	"$(git -C "$TOP" rev-parse HEAD 2>/dev/null)" <<'PY'
-import json, os, sys
+import json, os, re, sys
 cover, tmpl, res, head = sys.argv[1:5]
 subject, _, body = open(tmpl).read().partition("\n\n")
 rows, reps, dur = [], "?", "?"
@@ -152,6 +152,9 @@ else:
         reps, dur = r["runs"], round(r["elapsed_s"])
     table = ("  scenario   cfg   hot up   cold up  s to 95%  migr/pg  down<10s         ops/s\n"
              + "\n".join(rows) + "\n")
+if not rows:
+    # No medians to speak of: drop the sentence that would announce them.
+    body = re.sub(r" *Medians of @REPS@ runs of @DURATION@ s:", "", body)
 body = (body.replace("@RESULTS@", table).replace("@REPS@", str(reps))
         .replace("@DURATION@", str(dur)))
 text = open(cover).read()

@@ -97,7 +97,6 @@ if [ "${VM_SLOWMEM:-0}" = 1 ] || [ "${VM_SAMPLER:-0}" = 1 ] ||
 			emu_args+=$(printf ',slow=%x-%x' $((emu_s << 20)) $((emu_e << 20)))
 		done
 	fi
-	[ "${VM_SLOWMEM:-0}" = 1 ] || emu_args=""	# sampler only
 	emu_k=off; [ "${VM_SLOWMEM_KERNEL:-0}" = 1 ] && emu_k=on
 	emu_args+=",delay_ns=${VM_SLOWMEM_NS:-0},kernel=$emu_k"
 	emu_args+=",sock=$VMDIR/emu.sock,stats=$VMDIR/emu-stats.json"

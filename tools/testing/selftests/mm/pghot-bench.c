@@ -7,7 +7,9 @@
  * moves that set off the slow node and what it costs.
  *
  * Optionally a "cold" set beside it is touched once per interval (it should
- * not be promoted), a "hog" fills the top tier first (overcommit), and the
+ * not be promoted), or, with --warm-ratio, by the same threads as the hot
+ * set but that many times less often per page (a warm set, as a sampler
+ * sees it); a "hog" fills the top tier first (overcommit), and the
  * hot set's PFNs are written to the pghot debug injection file to emulate
  * hardware (IBS) samples where there is no sampling hardware.
  *
@@ -27,6 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
 #include <numa.h>
@@ -93,6 +96,7 @@ static const char * const vmstat_names[] = {
 	/* Reports pghot did not track (e.g. hints for promoted pages). */
 	"pghot_ignored_toptier", "pghot_ignored_offline",
 	"pghot_ignored_untracked", "pghot_ignored_nonlru",
+	"pghot_region_hot", "pghot_region_ready",
 };
 
 #define NR_VMSTAT		ARRAY_SIZE(vmstat_names)
@@ -113,6 +117,7 @@ struct options {
 	unsigned long long hot_mb;
 	unsigned long long cold_mb;
 	unsigned long long cold_interval_ms;
+	unsigned long long warm_ratio;	/* 0: the workers leave the cold set */
 	unsigned int threads;
 	unsigned long long accesses;	/* per thread; 0: run duration_s */
 	unsigned long long duration_s;
@@ -207,6 +212,7 @@ struct bench {
 	unsigned long long injected_pfns;
 	struct churn churn;
 	unsigned long start_top;	/* hot pages on the top tier at the start */
+	long long kmigrated_ticks;	/* CPU time of kmigrated*, -1: none */
 };
 
 /* The tiers of the box, when sysfs has them (see pghot_topology.h). */
@@ -312,7 +318,7 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_READY_FILE, OPT_HELP,
+	OPT_READY_FILE, OPT_WARM_RATIO, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -321,6 +327,7 @@ static const struct option long_opts[] = {
 	{ "hot-mb",		required_argument, NULL, OPT_HOT_MB },
 	{ "cold-mb",		required_argument, NULL, OPT_COLD_MB },
 	{ "cold-interval-ms",	required_argument, NULL, OPT_COLD_INTERVAL },
+	{ "warm-ratio",		required_argument, NULL, OPT_WARM_RATIO },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "accesses",		required_argument, NULL, OPT_ACCESSES },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
@@ -351,6 +358,9 @@ static const char usage_text[] =
 	"  --cold-mb M             cold set size in MiB (default 0)\n"
 	"  --cold-interval-ms I    touch every cold page once per I ms, from one\n"
 	"                          thread (default 0: never)\n"
+	"  --warm-ratio R          the access threads also touch the cold set,\n"
+	"                          each cold page R times less often than a hot\n"
+	"                          one (a warm set; excludes --cold-interval-ms)\n"
 	"  --threads T             access threads (default 1)\n"
 	"  --accesses N            accesses per thread; the run ends when all\n"
 	"                          threads are done (excludes --duration-s)\n"
@@ -408,6 +418,10 @@ static void check_options(struct options *o, int have_acc, int have_dur,
 		die(EXIT_USAGE, "--accesses and --duration-s exclude each other");
 	if (o->cold_interval_ms && !o->cold_mb)
 		die(EXIT_USAGE, "--cold-interval-ms needs --cold-mb");
+	if (o->warm_ratio && !o->cold_mb)
+		die(EXIT_USAGE, "--warm-ratio needs --cold-mb");
+	if (o->warm_ratio && o->cold_interval_ms)
+		die(EXIT_USAGE, "--warm-ratio and --cold-interval-ms exclude each other");
 	if (have_hog_node && !o->hog_mb)
 		die(EXIT_USAGE, "--hog-node needs --hog-mb");
 	if (o->hog_locked && !o->hog_mb)
@@ -450,6 +464,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_COLD_INTERVAL:
 			o->cold_interval_ms = parse_num(name, optarg, 10, 0,
 							86400000);
+			break;
+		case OPT_WARM_RATIO:
+			o->warm_ratio = parse_num(name, optarg, 10, 1, 1000000);
 			break;
 		case OPT_THREADS:
 			o->threads = parse_num(name, optarg, 10, 1, 4096);
@@ -817,18 +834,38 @@ static inline unsigned long long xorshift64s(unsigned long long *s)
 }
 
 /*
- * One access per random number: the high bits pick the page (multiply-high
- * avoids a division), bits 16-24 the word in it (spreads the accesses over
- * the cache sets), the low 16 bits load or store.
+ * The page of access @r. Without a warm set, the high bits pick a hot page
+ * (multiply-high avoids a division). With one, they pick one of
+ * hot->nr * @ratio + cold->nr slots: @ratio slots per hot page, one per
+ * cold page, so a cold page is accessed @ratio times less often.
+ */
+static inline char *pick_page(const struct set *hot, const struct set *cold,
+			      unsigned long long ratio, unsigned long long r)
+{
+	unsigned long long slot;
+
+	if (!ratio)
+		return hot->buf + (((__uint128_t)r * hot->nr) >> 64) * PAGE_SZ;
+	slot = ((__uint128_t)r * (hot->nr * ratio + cold->nr)) >> 64;
+	if (slot < hot->nr * ratio)
+		return hot->buf + slot / ratio * PAGE_SZ;
+	return cold->buf + (slot - hot->nr * ratio) * PAGE_SZ;
+}
+
+/*
+ * One access per random number: the high bits pick the page, bits 16-24 the
+ * word in it (spreads the accesses over the cache sets), the low 16 bits
+ * load or store.
  */
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	const struct set *hot = &w->b->hot;
+	const struct set *hot = &w->b->hot, *cold = &w->b->cold;
+	unsigned long long ratio = w->b->opt.warm_ratio;
 	unsigned long long limit = w->b->opt.accesses;
 	unsigned long long store_below = w->b->opt.store_pct * 65536ULL / 100;
 	unsigned long long s = w->seed, done = 0, sink = 0, r, n, i;
-	unsigned long page, *word;
+	unsigned long *word;
 
 	while (!stopped()) {
 		n = BATCH_OPS;
@@ -840,8 +877,7 @@ static void *worker_fn(void *arg)
 		}
 		for (i = 0; i < n; i++) {
 			r = xorshift64s(&s);
-			page = (unsigned long)(((__uint128_t)r * hot->nr) >> 64);
-			word = (unsigned long *)(hot->buf + page * PAGE_SZ) +
+			word = (unsigned long *)pick_page(hot, cold, ratio, r) +
 			       ((r >> 16) & (WORDS_PER_PAGE - 1));
 			if ((r & 0xffff) < store_below)
 				__atomic_store_n(word, r, __ATOMIC_RELAXED);
@@ -1077,6 +1113,46 @@ static void start_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
  * or every worker's last access), stop the helpers and take the final
  * sample.
  */
+/*
+ * CPU time (user + system, clock ticks) of every kmigrated kernel thread
+ * now, from /proc/<pid>/stat; -1 if there is none (a kernel without pghot).
+ * A thread that goes away between the two readings is simply not counted.
+ */
+static long long kmigrated_ticks(void)
+{
+	unsigned long long ut, st;
+	long long sum = -1;
+	struct dirent *de;
+	char path[300], buf[512], *p;
+	DIR *d = opendir("/proc");
+	FILE *f;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		if (p)
+			p = strchr(buf, '(');
+		if (!p || strncmp(p, "(kmigrated", 10))
+			continue;
+		p = strrchr(buf, ')');
+		/* Fields 14 and 15 (utime, stime); p is at the end of field 2. */
+		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				 &ut, &st) != 2)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + ut + st;
+	}
+	closedir(d);
+	return sum;
+}
+
 static void run_bench(struct bench *b)
 {
 	const struct options *o = &b->opt;
@@ -1093,6 +1169,7 @@ static void run_bench(struct bench *b)
 		b->workers[i].seed = splitmix64(o->seed + i) | 1;
 	}
 
+	b->kmigrated_ticks = kmigrated_ticks();
 	if (read_counters(&b->vm_start))
 		die(EXIT_SETUP, "reading /proc/vmstat: %s", strerror(errno));
 	if (o->ready_file) {
@@ -1130,6 +1207,12 @@ static void run_bench(struct bench *b)
 		exit(EXIT_SETUP);
 	if (take_sample(b))
 		die(EXIT_SETUP, "final sample: %s", strerror(errno));
+	if (b->kmigrated_ticks >= 0) {
+		long long now = kmigrated_ticks();
+
+		b->kmigrated_ticks = now >= b->kmigrated_ticks ?
+				     now - b->kmigrated_ticks : -1;
+	}
 }
 
 /* ---- results ---- */
@@ -1205,6 +1288,7 @@ static void json_params(FILE *f, const struct options *o)
 		o->cpu_node, o->mem_node);
 	fprintf(f, "\"hot_mb\": %llu, \"cold_mb\": %llu, \"cold_interval_ms\": %llu, ",
 		o->hot_mb, o->cold_mb, o->cold_interval_ms);
+	fprintf(f, "\"warm_ratio\": %llu, ", o->warm_ratio);
 	fprintf(f, "\"threads\": %u, ", o->threads);
 	if (o->accesses)
 		fprintf(f, "\"accesses\": %llu, \"duration_s\": null, ",
@@ -1325,6 +1409,11 @@ static void print_json(FILE *f, const struct bench *b,
 	fprintf(f, "],\n  \"hot_pages\": %lu,\n  \"promoted_hot_pages\": %lu,\n",
 		b->hot.nr, res->last->hot.top);
 	fprintf(f, "  \"hot_pages_top_at_start\": %lu,\n", b->start_top);
+	if (b->kmigrated_ticks >= 0)
+		fprintf(f, "  \"kmigrated_cpu_s\": %.2f,\n",
+			(double)b->kmigrated_ticks / sysconf(_SC_CLK_TCK));
+	else
+		fputs("  \"kmigrated_cpu_s\": null,\n", f);
 	json_nodes(f, b);
 	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, ", CHURN_WINDOW_S,
 		b->churn.up);
