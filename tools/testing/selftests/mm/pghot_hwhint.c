@@ -77,6 +77,35 @@ static unsigned long vmstat(const char *name)
 	return v;
 }
 
+/* What the region test prints of a step: how its samples fared. */
+static const char * const region_counters[] = {
+	"pghot_recorded_hwhints", "pghot_ignored_nonlru", "pghot_ready",
+	"pghot_region_ready", "pghot_promoted", "pghot_promote_stale",
+	"pghot_promote_isolate_failed", "pghot_promote_target_full",
+	"pghot_promote_failed",
+};
+
+#define NR_REGION_COUNTERS	ARRAY_SIZE(region_counters)
+
+static void region_counters_read(unsigned long *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_REGION_COUNTERS; i++)
+		v[i] = vmstat(region_counters[i]);
+}
+
+static void region_counters_print(const unsigned long *a)
+{
+	unsigned long b[NR_REGION_COUNTERS];
+	unsigned int i;
+
+	region_counters_read(b);
+	for (i = 0; i < NR_REGION_COUNTERS; i++)
+		if (b[i] != a[i])
+			ksft_print_msg("  %s +%lu\n", region_counters[i], b[i] - a[i]);
+}
+
 /* A buffer on the slow node and the PFNs of its pages. */
 struct hw_buf {
 	struct region rg;
@@ -281,8 +310,8 @@ TEST_F_TIMEOUT(hwhint, threshold_2, HWHINT_TEST_TIMEOUT_S)
 static void region_from(struct __test_metadata *_metadata,
 			struct hw_buf *hw, int nid)
 {
-	unsigned long hot0, ready0, top, half;
-	double secs;
+	unsigned long hot0, ready0, top, half, c0[NR_REGION_COUNTERS];
+	double secs, t0, t_inj;
 
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "250"), 0);
@@ -304,11 +333,16 @@ static void region_from(struct __test_metadata *_metadata,
 	/* Every page once: the regions are hot, one sample is enough. */
 	sleep(SETTLE_S);
 	ready0 = vmstat("pghot_region_ready");
+	region_counters_read(c0);
+	t0 = now_s();
 	inject_all(_metadata, hw);
+	t_inj = now_s() - t0;
 	secs = wait_promoted(_metadata, hw);
 	top = promoted(_metadata, hw);
-	TH_LOG("node %d, threshold 2, every page: %.2f%% promoted in %.1f s, %lu regions hot",
-	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0);
+	TH_LOG("node %d, threshold 2, every page: %.2f%% promoted in %.1f s, %lu regions hot, samples in %.2f s",
+	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0,
+	       t_inj);
+	region_counters_print(c0);
 	EXPECT_TRUE(reached_pct(top, hw->rg.nr, REGION_PROMOTED_PCT));
 	EXPECT_GE(vmstat("pghot_region_hot") - hot0, hw->rg.nr / 512 / 2);
 	/* The pages sampled before their region was found hot. */
@@ -320,13 +354,18 @@ static void region_from(struct __test_metadata *_metadata,
 	place(_metadata, hw, SMALL_SIZE, nid);
 	sleep(SETTLE_S);
 	hot0 = vmstat("pghot_region_hot");
+	region_counters_read(c0);
+	t0 = now_s();
 	inject_every(_metadata, hw, 2);
+	t_inj = now_s() - t0;
 	secs = wait_promoted(_metadata, hw);
 	sleep(SETTLE_S);
 	top = promoted(_metadata, hw);
 	half = (hw->rg.nr + 1) / 2;
-	TH_LOG("node %d, threshold 1, every 2nd page: %.2f%% promoted in %.1f s, %lu regions hot",
-	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0);
+	TH_LOG("node %d, threshold 1, every 2nd page: %.2f%% promoted in %.1f s, %lu regions hot, samples in %.2f s",
+	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0,
+	       t_inj);
+	region_counters_print(c0);
 	EXPECT_TRUE(reached_pct(top, half, REGION_PROMOTED_PCT));
 	EXPECT_LE(top, half + hw->rg.nr / 100);
 	EXPECT_GT(vmstat("pghot_region_hot"), hot0);
