@@ -108,17 +108,12 @@ def per_run(r):
     }
 
 
-def sampled_density(r):
-    """Samples per hot page per second the sampler delivered in run @r:
-    the feeder's samples over the time the sets spent on the lower tier
-    (a warm page counts 1/warm_ratio of a hot one: it is accessed that much
-    less often). None without the feeder's record."""
-    scenario, config, rep_ = r["label"].split("/")
-    try:
-        with open(os.path.join(OUT, "raw", f"{scenario}-{config}-{rep_}.feed")) as f:
-            feed = json.load(f)
-    except (OSError, ValueError):
-        return None, None
+def feed_density(feed, r):
+    """Samples per hot page per second the feeder's record @feed says the
+    sampler delivered in run @r: its samples over the page-seconds the sets
+    spent on the lower tier (a warm page counts 1/warm_ratio of a hot one:
+    it is accessed that much less often). None if the sets never were
+    there."""
     ratio = r["params"].get("warm_ratio") or 0
     exposure, prev = 0.0, None
     for smp in r["samples"]:
@@ -126,8 +121,19 @@ def sampled_density(r):
         if prev is not None:
             exposure += (smp["t"] - prev[0]) * (lower + prev[1]) / 2
         prev = (smp["t"], lower)
-    density = feed["samples"] / exposure if exposure > 0 else None
-    return density, feed
+    return feed["samples"] / exposure if exposure > 0 else None
+
+
+def sampled_density(r):
+    """The density delivered in run @r (feed_density()) and the feeder's
+    record; (None, None) without the record."""
+    scenario, config, rep_ = r["label"].split("/")
+    try:
+        with open(os.path.join(OUT, "raw", f"{scenario}-{config}-{rep_}.feed")) as f:
+            feed = json.load(f)
+    except (OSError, ValueError):
+        return None, None
+    return feed_density(feed, r), feed
 
 
 def summarise(scenario, config, rs, failed):
@@ -172,6 +178,20 @@ def summarise(scenario, config, rs, failed):
                 "rejected": median([f["rejected"] for f in feeds]),
             }
         row["seconds_to_95pct_runs"] = [r["seconds_to_95pct"] for r in rs]
+        if rs[0]["cold_pages"]:
+            row["warm_up_runs"] = [r["promoted_cold_pages"] / r["cold_pages"]
+                                   for r in rs]
+        lays = [r.get("layout") for r in rs]
+        if rs[0]["cold_pages"] and all(lays):
+            # How the warm set lay against the hot set, per run: the
+            # share of its pages in 2 MiB regions that also held hot
+            # pages, and of those promoted, the share from such regions.
+            row["warm_mixed_runs"] = [l["cold_pages_mixed"] / r["cold_pages"]
+                                      for l, r in zip(lays, rs)]
+            row["warm_up_from_mixed_runs"] = [
+                l["cold_top_mixed"] / (l["cold_top_mixed"] + l["cold_top_pure"])
+                if l["cold_top_mixed"] + l["cold_top_pure"] else None
+                for l in lays]
     return row
 
 
@@ -257,6 +277,18 @@ def sampled_table(rows):
               f"{hot:>7.1f}%{'-' if warm is None else f'{warm:.1f}%':>8}  {verdict}")
     print("  (asked/got: samples per hot page per second; got: the feeder's\n"
           "   samples over the page-seconds the sets spent on the lower tier)")
+    lay = [r for r in rows if r.get("warm_up_runs")]
+    if not lay:
+        return
+    pct = lambda v: "-" if v is None else f"{100.0 * v:.1f}"
+    print("\nwarm set per run: promoted %, in regions shared with hot pages %,"
+          "\nof the promoted the % from such regions")
+    for r in lay:
+        runs = zip(r["warm_up_runs"],
+                   r.get("warm_mixed_runs") or [None] * r["runs"],
+                   r.get("warm_up_from_mixed_runs") or [None] * r["runs"])
+        print(f"{r['label']:13}" + "   ".join(
+            f"{pct(u)}/{pct(m)}/{pct(f)}" for u, m, f in runs))
 
 
 def median_run(rs):
@@ -513,4 +545,12 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--density":
+        # guest-demo.sh's calibration: demo-report.py --density FEED RUN
+        with open(sys.argv[2]) as f_, open(sys.argv[3]) as r_:
+            d = feed_density(json.load(f_), json.load(r_))
+        if not d:
+            sys.exit("demo: no exposure to the lower tier in " + sys.argv[3])
+        print(d)
+    else:
+        main()

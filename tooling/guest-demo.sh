@@ -129,16 +129,7 @@ sampled_calibrate() {	# shape
 		echo "sampled: calibration of $shape failed" >&2; return 1; }
 	# Samples per hot page-second on the lower tier (a warm page counts
 	# 1/ratio of a hot one), as demo-report.py measures every run.
-	d0=$(python3 -c 'import json,sys
-f = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
-w = r["params"].get("warm_ratio") or 0
-exp, prev = 0.0, None
-for s in r["samples"]:
-    low = s["hot_mem"] + (s.get("cold_mem", 0) / w if w else 0)
-    if prev:
-        exp += (s["t"] - prev[0]) * (low + prev[1]) / 2
-    prev = (s["t"], low)
-print(f["samples"] / exp)' \
+	d0=$(python3 "$TOP/tooling/demo-report.py" --density \
 		"$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/raw/$shape-calib-1.json") || return 1
 	echo "$d0" > "$DEMO_OUT/sampled-$shape-d0"
 	mv "$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/sampled-$shape-calib.feed"

@@ -142,6 +142,21 @@ struct set {
 	unsigned long nr;
 };
 
+/*
+ * Where the cold (warm) set lies against the hot set in physical memory,
+ * by 2 MiB region (pghot's regions for sampled hints), as placed: @mixed
+ * says per cold page whether its region also held hot pages. Needs the
+ * PFNs pagemap shows root only; @known is false without them.
+ */
+struct layout {
+	bool known;
+	unsigned long hot_regions, cold_regions, mixed_regions;
+	unsigned long hot_pages_mixed, cold_pages_mixed;
+	unsigned char *mixed;
+	/* At the end: cold pages on the top tier, from mixed regions or not. */
+	unsigned long cold_top_mixed, cold_top_pure;
+};
+
 /* A snapshot of vmstat_names[]; present[i] is 0 if the kernel lacks it. */
 struct counters {
 	unsigned long long val[NR_VMSTAT];
@@ -213,6 +228,7 @@ struct bench {
 	struct churn churn;
 	unsigned long start_top;	/* hot pages on the top tier at the start */
 	long long kmigrated_ticks;	/* CPU time of kmigrated*, -1: none */
+	struct layout layout;
 };
 
 /* The tiers of the box, when sysfs has them (see pghot_topology.h). */
@@ -1007,6 +1023,116 @@ static int read_pfns(const struct set *s, unsigned long long *pfns)
 	return ret;
 }
 
+#define LAYOUT_REGION_SHIFT	9	/* 2 MiB of 4K pages */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Measure how the cold set lies against the hot set (struct layout), once
+ * both are placed. Keys are region << 32 | set << 31 | index, sorted, so
+ * that each region's pages come together.
+ */
+static void measure_layout(struct bench *b)
+{
+	struct layout *l = &b->layout;
+	unsigned long long *hp, *cp, *keys;
+	unsigned long i, j, k, n = 0;
+
+	if (!b->cold.nr)
+		return;
+	hp = calloc(b->hot.nr, sizeof(*hp));
+	cp = calloc(b->cold.nr, sizeof(*cp));
+	keys = calloc(b->hot.nr + b->cold.nr, sizeof(*keys));
+	l->mixed = calloc(b->cold.nr, 1);
+	if (!hp || !cp || !keys || !l->mixed)
+		die(EXIT_SETUP, "out of memory");
+	if (read_pfns(&b->hot, hp) || read_pfns(&b->cold, cp) || !hp[0])
+		goto out;	/* not root: no PFNs, no layout */
+	for (i = 0; i < b->hot.nr; i++)
+		if (hp[i])
+			keys[n++] = (hp[i] >> LAYOUT_REGION_SHIFT) << 32 | i;
+	for (i = 0; i < b->cold.nr; i++)
+		if (cp[i])
+			keys[n++] = (cp[i] >> LAYOUT_REGION_SHIFT) << 32 |
+				    1ULL << 31 | i;
+	qsort(keys, n, sizeof(*keys), cmp_u64);
+	for (i = 0; i < n; i = j) {
+		unsigned long nh = 0, nc = 0;
+
+		for (j = i; j < n && keys[j] >> 32 == keys[i] >> 32; j++) {
+			if (keys[j] >> 31 & 1)
+				nc++;
+			else
+				nh++;
+		}
+		l->hot_regions += nh > 0;
+		l->cold_regions += nc > 0;
+		if (!nh || !nc)
+			continue;
+		l->mixed_regions++;
+		l->hot_pages_mixed += nh;
+		l->cold_pages_mixed += nc;
+		for (k = i; k < j; k++)
+			if (keys[k] >> 31 & 1)
+				l->mixed[keys[k] & 0x7fffffffULL] = 1;
+	}
+	l->known = true;
+out:
+	free(hp);
+	free(cp);
+	free(keys);
+}
+
+/* At the end: which cold pages are on the top tier, by their layout. */
+static void layout_final(struct bench *b)
+{
+	struct layout *l = &b->layout;
+	unsigned long i, j, n;
+
+	if (!l->known)
+		return;
+	for (i = 0; i < b->cold.nr; i += n) {
+		n = b->cold.nr - i < QUERY_CHUNK ? b->cold.nr - i : QUERY_CHUNK;
+		for (j = 0; j < n; j++)
+			b->qpages[j] = b->cold.buf + (i + j) * PAGE_SZ;
+		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0)) {
+			l->known = false;
+			return;
+		}
+		for (j = 0; j < n; j++) {
+			if (b->qstatus[j] < 0 ||
+			    !is_top_node(b->qstatus[j], b->opt.mem_node))
+				continue;
+			if (l->mixed[i + j])
+				l->cold_top_mixed++;
+			else
+				l->cold_top_pure++;
+		}
+	}
+}
+
+static void json_layout(FILE *f, const struct layout *l)
+{
+	if (!l->known) {
+		fputs("  \"layout\": null,\n", f);
+		return;
+	}
+	fprintf(f, "  \"layout\": {\"region_pages\": %d, \"hot_regions\": %lu, ",
+		1 << LAYOUT_REGION_SHIFT, l->hot_regions);
+	fprintf(f, "\"cold_regions\": %lu, \"mixed_regions\": %lu, ",
+		l->cold_regions, l->mixed_regions);
+	fprintf(f, "\"hot_pages_mixed\": %lu, \"cold_pages_mixed\": %lu, ",
+		l->hot_pages_mixed, l->cold_pages_mixed);
+	fprintf(f, "\"cold_top_mixed\": %lu, \"cold_top_pure\": %lu},\n",
+		l->cold_top_mixed, l->cold_top_pure);
+}
+
 /* One write(2) of @len bytes to the injection file, opened afresh. */
 static int write_inject(const char *text, size_t len)
 {
@@ -1415,6 +1541,7 @@ static void print_json(FILE *f, const struct bench *b,
 	else
 		fputs("  \"kmigrated_cpu_s\": null,\n", f);
 	json_nodes(f, b);
+	json_layout(f, &b->layout);
 	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, ", CHURN_WINDOW_S,
 		b->churn.up);
 	fprintf(f, "\"down\": %llu, \"down_within_window\": %llu},\n",
@@ -1506,8 +1633,10 @@ int main(int argc, char **argv)
 	place_all(&b);
 	if (b.opt.inject_rounds)
 		check_pagemap(&b);
+	measure_layout(&b);
 
 	run_bench(&b);
+	layout_final(&b);
 	compute_results(&b, &res);
 	print_json(out, &b, &res);
 	if (fflush(out) || (out != stdout && fclose(out)))
