@@ -83,6 +83,7 @@ static unsigned int pghot_region_sample(int nid, unsigned long pfn,
 		.min_span = msecs_to_jiffies(READ_ONCE(pghot_promote_window_ms)),
 		.threshold = threshold,
 		.pages = PGHOT_REGION_PAGES,
+		.ref_div = READ_ONCE(pghot_hwhint_region_ref),
 	};
 
 	*turned_hot = false;

@@ -9,6 +9,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/init.h>
+#include <linux/math64.h>
 #include <linux/memory-tiers.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -55,6 +56,7 @@ static int pghot_check_region_ms(long val)
 static void pghot_window_changed(void)
 {
 	pghot_set_clock(READ_ONCE(pghot_promote_window_ms));
+	pghot_region_ref_reset();
 }
 
 static const struct pghot_tunable pghot_tunables[] = {
@@ -69,7 +71,10 @@ static const struct pghot_tunable pghot_tunables[] = {
 	  .min = PGHOT_WINDOW_MS_MIN, .max = PGHOT_WINDOW_MS_MAX,
 	  .changed = pghot_window_changed },
 	{ "hwhint_region_ms", .uval = &pghot_hwhint_region_ms,
-	  .min = 0, .max = PGHOT_REGION_MS_MAX, .check = pghot_check_region_ms },
+	  .min = 0, .max = PGHOT_REGION_MS_MAX, .check = pghot_check_region_ms,
+	  .changed = pghot_region_ref_reset },
+	{ "hwhint_region_ref", .uval = &pghot_hwhint_region_ref,
+	  .min = 0, .max = PGHOT_REGION_REF_MAX },
 	{ "rate_limit_MBps", .uval = &sysctl_numa_balancing_promote_rate_limit,
 	  .min = 0, .max = INT_MAX },
 	{ "kmigrated_sleep_ms", .uval = &pghot_kmigrated_sleep_ms,
@@ -150,8 +155,10 @@ static const struct file_operations pghot_tunable_fops = {
 static int pghot_stats_show(struct seq_file *m, void *v)
 {
 	struct pghot_store_stats st;
-	unsigned long bytes = 0, pages = 0;
+	unsigned long bytes = 0, pages = 0, window;
 	int nid;
+	u32 cents;
+	u64 ref;
 
 	for_each_node(nid) {
 		pghot_store_stats(nid, &st);
@@ -163,6 +170,16 @@ static int pghot_stats_show(struct seq_file *m, void *v)
 	/* What the allocator handed out: records, headers and tables. */
 	seq_printf(m, "record_memory_bytes %lu\n", bytes);
 	seq_printf(m, "tracked_pages %lu\n", pages);
+	/* Samples per second a region must reach 1/hwhint_region_ref of. */
+	window = msecs_to_jiffies(READ_ONCE(pghot_hwhint_region_ms));
+	for_each_node(nid) {
+		ref = (u64)pghot_region_ref(nid, window) * HZ * 100 >>
+		      PGHOT_REF_RATE_SHIFT;
+		if (!ref)
+			continue;
+		ref = div_u64_rem(ref, 100, &cents);
+		seq_printf(m, "region_ref_node%d %llu.%02u\n", nid, ref, cents);
+	}
 	pghot_kmigrated_show(m);
 	pghot_hwhint_show(m);
 	return 0;

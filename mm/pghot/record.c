@@ -94,6 +94,7 @@ struct pghot_table {
 struct pghot_store_node {
 	struct pghot_table __rcu *table;
 	atomic_long_t bytes;
+	u64 region_ref;			/* see rule.h */
 };
 
 static struct pghot_store_node *pghot_store __read_mostly;
@@ -328,7 +329,8 @@ int pghot_region_touch(int nid, unsigned long pfn,
 {
 	struct pghot_region_sample at = *r;
 	struct pghot_section *s;
-	u64 *reg, old;
+	u64 *reg, *ref, old;
+	u32 rate = 0;
 	int ret = -ENOENT;
 
 	if (time_after(at.now, jiffies))
@@ -336,15 +338,57 @@ int pghot_region_touch(int nid, unsigned long pfn,
 	rcu_read_lock();
 	s = pghot_section_find(nid, pfn);
 	if (s && s->regions) {
+		ref = &pghot_store[nid].region_ref;
+		at.ref = pghot_ref_rate(READ_ONCE(*ref), at.now, at.window);
 		reg = &s->regions[pghot_idx(pfn) >> PGHOT_REGION_ORDER];
 		old = READ_ONCE(*reg);
 		while (!try_cmpxchg(reg, &old,
-				    pghot_update_region(old, &at, verdict, turned_hot)))
+				    pghot_update_region(old, &at, verdict,
+							turned_hot, &rate)))
 			;
+		if (rate) {
+			old = READ_ONCE(*ref);
+			while (!try_cmpxchg(ref, &old,
+					    pghot_ref_update(old, rate, at.now,
+							     at.window)))
+				;
+		}
 		ret = 0;
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/**
+ * pghot_region_ref - a node's reference rate for regions now
+ * @nid: node
+ * @window: the region window, jiffies (the reference's half-life)
+ *
+ * Return: samples per region per 2^PGHOT_REF_RATE_SHIFT jiffies, 0 if no
+ * region of @nid was found hot lately.
+ */
+u32 pghot_region_ref(int nid, unsigned long window)
+{
+	if (!pghot_store || nid < 0 || nid >= nr_node_ids)
+		return 0;
+	return pghot_ref_rate(READ_ONCE(pghot_store[nid].region_ref), jiffies,
+			      window);
+}
+
+/**
+ * pghot_region_ref_reset - forget every node's reference rate
+ *
+ * For a change of the rule's windows: a reference taken under other
+ * windows says nothing about the new ones.
+ */
+void pghot_region_ref_reset(void)
+{
+	int nid;
+
+	if (!pghot_store)
+		return;
+	for_each_node(nid)
+		WRITE_ONCE(pghot_store[nid].region_ref, 0);
 }
 
 /**

@@ -42,6 +42,8 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
 int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
 		       enum pghot_region_verdict *verdict, bool *turned_hot);
+u32 pghot_region_ref(int nid, unsigned long window);
+void pghot_region_ref_reset(void);
 bool pghot_record_mark(int nid, unsigned long pfn, int target,
 		       unsigned int min_freq);
 bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec);

@@ -22,6 +22,14 @@
  * own samples; one that has enough samples to tell but stays below that
  * bar makes a single sample insufficient even at threshold 1.
  *
+ * That bar is absolute, and a sampler's rate is not: it follows the
+ * program's speed, which rises as its hot memory is promoted, so memory a
+ * few times cooler than the hot set would soon cross it. A region must
+ * therefore also reach a share (half by default) of its node's reference,
+ * the rate its regions found hot lately showed, which the hot regions keep
+ * up to date; it halves with every region window that passes, so the
+ * cooler memory is promoted later, not never.
+ *
  * Everything here is a pure function of its arguments; the record store
  * (record.c) applies it with cmpxchg.
  */
@@ -29,6 +37,7 @@
 #include <linux/cache.h>
 #include <linux/kernel.h>
 #include <linux/math.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 
 #include "rule.h"
@@ -61,6 +70,7 @@ const struct pghot_layout *pghot_layout __ro_after_init =
 unsigned int pghot_freq_threshold __read_mostly = 2;
 unsigned int pghot_promote_window_ms __read_mostly = 4000;
 unsigned int pghot_hwhint_region_ms __read_mostly = PGHOT_REGION_MS_DEFAULT;
+unsigned int pghot_hwhint_region_ref __read_mostly = PGHOT_REGION_REF_DEFAULT;
 
 /**
  * pghot_clock_shift_for - the time unit for a promotion window
@@ -240,32 +250,57 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
 }
 
 /**
+ * pghot_region_rate - the rate of a region's samples
+ * @count: samples
+ * @span: over this many jiffies (0 counts as 1)
+ *
+ * Return: samples per 2^PGHOT_REF_RATE_SHIFT jiffies, at most
+ * PGHOT_REF_RATE_MAX.
+ */
+u32 pghot_region_rate(u32 count, unsigned long span)
+{
+	u64 rate = div64_u64((u64)count << PGHOT_REF_RATE_SHIFT,
+			     max_t(u64, span, 1));
+
+	return min_t(u64, rate, PGHOT_REF_RATE_MAX);
+}
+
+/**
  * pghot_update_region - count one sample in its region's record
  * @old: the region record before the sample
  * @r: the sample
  * @verdict: set to what the region's samples say after this one
  * @turned_hot: set to true if the region was found hot by this sample
+ * @rate: set to the region's rate when it goes into the node's reference
+ *	(once per window, for a hot region, over its window so far once that
+ *	is at least a quarter of @r->min_span), otherwise to 0
  *
  * The region is hot when, over its window so far but at least
  * @r->min_span, its samples come at a rate at which each of its
  * @r->pages pages can expect @r->threshold samples of its own within
- * @r->window. It stays hot until its window ends. A sample from before
- * the window opened (it waited in a ring) counts as if it came at the
- * opening. Times are compared modulo 2^PGHOT_REGION_TIME_BITS jiffies, so
- * jiffies wrap is harmless; a region left alone for more than half that
- * range (decades) may see its old window as young once.
+ * @r->window, and at no less than 1/@r->ref_div of @r->ref. It stays hot
+ * until its window ends. A region with enough samples that is not hot (or
+ * not yet: a page sampled before it turns hot is made ready then, see
+ * core.c) is below the bar. A sample from before the window opened (it
+ * waited in a ring) counts as if it came at the opening. Times are
+ * compared modulo 2^PGHOT_REGION_TIME_BITS jiffies, so jiffies wrap is
+ * harmless; a region left alone for more than half that range (decades)
+ * may see its old window as young once.
  *
  * Return: the new region record.
  */
 u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
-			enum pghot_region_verdict *verdict, bool *turned_hot)
+			enum pghot_region_verdict *verdict, bool *turned_hot,
+			u32 *rate)
 {
 	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
-	u64 now = r->now & tmask, start = old & tmask, age;
+	u64 now = r->now & tmask, start = old & tmask, age, span;
 	u32 count = (old >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
 	bool hot = old & PGHOT_REGION_HOT_BIT;
+	bool seen = old & PGHOT_REGION_SEEN_BIT;
 
 	*turned_hot = false;
+	*rate = 0;
 	age = (now - start) & tmask;
 	if (count && age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1))
 		age = 0;		/* late: before the opening */
@@ -274,28 +309,108 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 		age = 0;
 		count = 1;
 		hot = false;
+		seen = false;
 	} else if (count < PGHOT_REGION_COUNT_MAX) {
 		count++;
 	}
+	span = max_t(u64, age, r->min_span);
 	/*
-	 * count / max(age, min_span) * window >= threshold * pages, without
-	 * a division. No overflow: count < 2^23, window and the span fit in
-	 * 40 bits, and threshold * pages is small.
+	 * count / span * window >= threshold * pages and
+	 * count / span * 2^PGHOT_REF_RATE_SHIFT * ref_div >= ref, without a
+	 * division. No overflow: count < 2^22, window and the span fit in 40
+	 * bits, threshold * pages is small, ref_div is at most
+	 * PGHOT_REGION_REF_MAX, ref < 2^24 and the span is taken at most 2^32
+	 * jiffies (49 days at HZ=1000) for the second.
 	 */
 	if (!hot && count >= PGHOT_REGION_MIN_SAMPLES &&
-	    (u64)count * r->window >=
-	    (u64)r->threshold * r->pages * max_t(u64, age, r->min_span)) {
+	    (u64)count * r->window >= (u64)r->threshold * r->pages * span &&
+	    (!r->ref_div ||
+	     ((u64)count << PGHOT_REF_RATE_SHIFT) *
+	     min(r->ref_div, PGHOT_REGION_REF_MAX) >=
+	     (u64)r->ref * min_t(u64, span, U32_MAX))) {
 		hot = true;
 		*turned_hot = true;
 	}
+	/*
+	 * A quarter of min_span: hot regions, which come fastest, set the
+	 * reference before colder ones can pass the absolute bar.
+	 */
+	if (hot && !seen && age && age >= r->min_span >> PGHOT_REF_SPAN_SHIFT) {
+		*rate = pghot_region_rate(count, age);
+		seen = true;
+	}
 	if (hot)
 		*verdict = PGHOT_REGION_IS_HOT;
-	else if (count >= PGHOT_REGION_MIN_SAMPLES && age >= r->min_span)
+	else if (count >= PGHOT_REGION_MIN_SAMPLES)
 		*verdict = PGHOT_REGION_BELOW;
 	else
 		*verdict = PGHOT_REGION_UNKNOWN;
 	return start | (u64)count << PGHOT_REGION_TIME_BITS |
-	       (hot ? PGHOT_REGION_HOT_BIT : 0);
+	       (hot ? PGHOT_REGION_HOT_BIT : 0) |
+	       (seen ? PGHOT_REGION_SEEN_BIT : 0);
+}
+
+/**
+ * pghot_ref_rate - a node's reference rate now
+ * @ref: the reference, see rule.h
+ * @now: jiffies
+ * @half_life: jiffies in which it halves (the region window)
+ *
+ * The rate halves with every @half_life since it was set, and in between
+ * falls linearly from one halving to the next. A reference set after @now
+ * (by a racing sample) counts as set at @now.
+ *
+ * Return: samples per region per 2^PGHOT_REF_RATE_SHIFT jiffies; 0 for
+ * none.
+ */
+u32 pghot_ref_rate(u64 ref, unsigned long now, unsigned long half_life)
+{
+	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
+	u64 age = ((u64)now - ref) & tmask, halvings, part;
+	u32 rate = ref >> PGHOT_REGION_TIME_BITS;
+
+	if (!rate || !half_life)
+		return 0;
+	if (age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1))
+		age = 0;
+	halvings = div64_u64_rem(age, half_life, &part);
+	if (halvings >= 32)
+		return 0;
+	rate >>= halvings;
+	/* 1 - part / (2 * half_life), in 1/256ths: no overflow. */
+	part = div64_u64(part << 8, half_life);
+	return rate - (u32)(((u64)rate * part) >> 9);
+}
+
+/**
+ * pghot_ref_update - take a hot region's rate into a node's reference
+ * @old: the reference, see rule.h
+ * @rate: the region's rate, see pghot_region_rate()
+ * @now: jiffies
+ * @half_life: jiffies in which the reference halves (the region window)
+ *
+ * The reference as it is @now moves by 2^-PGHOT_REF_WEIGHT_SHIFT of the
+ * way to @rate, or becomes @rate if it had decayed to nothing. @rate is
+ * taken at most twice the reference, so that one region much hotter than
+ * the rest (a few very hot pages) does not hold the others back.
+ *
+ * Return: the new reference, set at @now.
+ */
+u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
+		     unsigned long half_life)
+{
+	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
+	u32 cur = pghot_ref_rate(old, now, half_life), new;
+
+	rate = min(rate, PGHOT_REF_RATE_MAX);
+	if (!cur)
+		new = rate;
+	else if (rate >= cur)
+		new = cur + ((min(rate, 2 * cur) - cur) >> PGHOT_REF_WEIGHT_SHIFT);
+	else
+		new = cur - ((cur - rate) >> PGHOT_REF_WEIGHT_SHIFT);
+	return ((u64)now & tmask) | (u64)min(new, PGHOT_REF_RATE_MAX) <<
+		PGHOT_REGION_TIME_BITS;
 }
 
 /**

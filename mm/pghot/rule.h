@@ -157,16 +157,38 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
  * then, so its samples also count for the aligned range of lower-tier
  * memory around the page, its region. A region record is 64 bits: from
  * bit 0, 40 bits of jiffies (when the region's window opened), the samples
- * counted since (saturating), and on top a bit that says the region was
- * found hot in this window. Windows do not slide: a sample a window or
- * more after the opening opens a new one.
+ * counted since (saturating), a bit that says the region's rate went into
+ * its node's reference in this window, and on top a bit that says the
+ * region was found hot in this window. Windows do not slide: a sample a
+ * window or more after the opening opens a new one.
  */
 #define PGHOT_REGION_TIME_BITS		40
-#define PGHOT_REGION_COUNT_BITS		23
+#define PGHOT_REGION_COUNT_BITS		22
 #define PGHOT_REGION_COUNT_MAX		((1U << PGHOT_REGION_COUNT_BITS) - 1)
+/* The region's rate went into its node's reference in this window. */
+#define PGHOT_REGION_SEEN_BIT		BIT_ULL(62)
 #define PGHOT_REGION_HOT_BIT		BIT_ULL(63)
 /* Fewer samples than this in a window say nothing about a region. */
 #define PGHOT_REGION_MIN_SAMPLES	16
+
+/*
+ * A node's reference: the rate at which the samples of its regions found
+ * hot lately came, in samples per region per 2^PGHOT_REF_RATE_SHIFT
+ * jiffies. A region must reach 1/hwhint_region_ref of it to be hot (2 by
+ * default; 0: no reference), on top of the absolute bar, so that memory a
+ * few times cooler than what the node's hot regions showed is not taken
+ * for hot when the program speeds up (a sampler's rate follows the
+ * program's). The reference is 64 bits: from bit 0, 40 bits of jiffies
+ * (when it was last set) and above them the rate; it halves with every
+ * half-life that passes (see pghot_ref_rate()) and each hot region's rate,
+ * taken once per window, moves it by 2^-PGHOT_REF_WEIGHT_SHIFT of the
+ * difference.
+ */
+#define PGHOT_REF_RATE_SHIFT		16
+#define PGHOT_REF_RATE_MAX		((1U << 24) - 1)
+#define PGHOT_REF_WEIGHT_SHIFT		2
+/* A hot region's rate is taken from min_span >> this of its window on. */
+#define PGHOT_REF_SPAN_SHIFT		2
 
 /* One sample, as its region sees it. */
 struct pghot_region_sample {
@@ -175,17 +197,24 @@ struct pghot_region_sample {
 	unsigned long min_span;		/* shortest time a rate is taken over */
 	unsigned int threshold;		/* samples each page should expect */
 	unsigned int pages;		/* pages per region */
+	u32 ref;			/* the node's reference now, 0: none */
+	unsigned int ref_div;		/* reach 1/ref_div of it, 0: ignore it */
 };
 
 /* What a region's samples say about its pages. */
 enum pghot_region_verdict {
 	PGHOT_REGION_UNKNOWN,		/* too few samples to tell */
-	PGHOT_REGION_BELOW,		/* enough samples, below the bar */
+	PGHOT_REGION_BELOW,		/* enough samples, not (yet) hot */
 	PGHOT_REGION_IS_HOT,		/* above it (for the rest of the window) */
 };
 
 u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
-			enum pghot_region_verdict *verdict, bool *turned_hot);
+			enum pghot_region_verdict *verdict, bool *turned_hot,
+			u32 *rate);
+u32 pghot_region_rate(u32 count, unsigned long span);
+u32 pghot_ref_rate(u64 ref, unsigned long now, unsigned long half_life);
+u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
+		     unsigned long half_life);
 unsigned int pghot_region_threshold(unsigned int threshold,
 				    enum pghot_region_verdict verdict);
 
@@ -193,11 +222,14 @@ unsigned int pghot_region_threshold(unsigned int threshold,
 extern unsigned int pghot_freq_threshold;
 extern unsigned int pghot_promote_window_ms;
 extern unsigned int pghot_hwhint_region_ms;
+extern unsigned int pghot_hwhint_region_ref;
 
 #define PGHOT_WINDOW_MS_MIN		100
 #define PGHOT_WINDOW_MS_MAX		60000
 #define PGHOT_REGION_MS_MIN		1000
 #define PGHOT_REGION_MS_MAX		600000
 #define PGHOT_REGION_MS_DEFAULT		60000
+#define PGHOT_REGION_REF_MAX		16
+#define PGHOT_REGION_REF_DEFAULT	2
 
 #endif /* _MM_PGHOT_RULE_H */

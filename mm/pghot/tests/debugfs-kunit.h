@@ -82,6 +82,10 @@ static void pghot_test_ranges(struct kunit *test)
 	pghot_test_expect(test, "hwhint_region_ms", "1000", 0);
 	pghot_test_expect(test, "hwhint_region_ms", "600000", 0);
 	pghot_test_expect(test, "hwhint_region_ms", "600001", -EINVAL);
+	pghot_test_expect(test, "hwhint_region_ref", "0", 0);
+	pghot_test_expect(test, "hwhint_region_ref", "16", 0);
+	pghot_test_expect(test, "hwhint_region_ref", "17", -EINVAL);
+	pghot_test_expect(test, "hwhint_region_ref", "-1", -EINVAL);
 	pghot_test_expect(test, "rate_limit_MBps", "0", 0);
 	pghot_test_expect(test, "rate_limit_MBps", "-1", -EINVAL);
 	pghot_test_expect(test, "target_nid", "-1", 0);

@@ -291,15 +291,25 @@ static void pghot_test_mark(struct kunit *test)
 #define R_SPAN		4000UL
 #define R_PAGES		512U
 
-static u64 region_at(u64 rec, unsigned long now, unsigned int threshold,
-		     enum pghot_region_verdict *v, bool *turned)
+static u64 region_ref_at(u64 rec, unsigned long now, unsigned int threshold,
+			 u32 ref, enum pghot_region_verdict *v, bool *turned,
+			 u32 *rate)
 {
 	const struct pghot_region_sample r = {
 		.now = now, .window = R_WINDOW, .min_span = R_SPAN,
-		.threshold = threshold, .pages = R_PAGES,
+		.threshold = threshold, .pages = R_PAGES, .ref = ref,
+		.ref_div = PGHOT_REGION_REF_DEFAULT,
 	};
 
-	return pghot_update_region(rec, &r, v, turned);
+	return pghot_update_region(rec, &r, v, turned, rate);
+}
+
+static u64 region_at(u64 rec, unsigned long now, unsigned int threshold,
+		     enum pghot_region_verdict *v, bool *turned)
+{
+	u32 rate;
+
+	return region_ref_at(rec, now, threshold, 0, v, turned, &rate);
 }
 
 static u32 region_count(u64 rec)
@@ -348,7 +358,7 @@ static void pghot_test_region_hot(struct kunit *test)
 		rec = region_at(rec, t + i, 2, &v, &turned);
 		KUNIT_EXPECT_FALSE(test, turned);
 	}
-	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
 	rec = region_at(rec, t + 68, 2, &v, &turned);
 	KUNIT_EXPECT_TRUE(test, turned);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
@@ -386,13 +396,17 @@ static void pghot_test_region_rate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
 	rec = region_at(rec, t + 10000, 2, &v, &turned);
 	KUNIT_EXPECT_TRUE(test, turned);
-	/* Enough samples but under R_SPAN: not below, just unknown yet. */
+	/* Enough samples but under R_SPAN, and not hot: below already. */
 	rec = 0;
-	for (i = 0; i < 20; i++)
+	for (i = 0; i < PGHOT_REGION_MIN_SAMPLES - 1; i++)
 		rec = region_at(rec, t + i, 2, &v, &turned);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
-	rec = region_at(rec, t + R_SPAN, 2, &v, &turned);
+	rec = region_at(rec, t + i, 2, &v, &turned);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	/* ... until the rate is there: 69 samples within R_SPAN. */
+	for (i = PGHOT_REGION_MIN_SAMPLES; i < 69; i++)
+		rec = region_at(rec, t + i, 2, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
 	/* At threshold 7 the bar is 3.5 times higher. */
 	rec = 0;
 	for (i = 0; i < 238; i++)
@@ -409,9 +423,11 @@ static void pghot_test_region_wrap(struct kunit *test)
 		.now = 5, .window = 600 * 1000, .min_span = 60 * 1000,
 		.threshold = 7, .pages = R_PAGES,
 	};
+	struct pghot_region_sample huge = big;
 	enum pghot_region_verdict v;
 	unsigned long t = ULONG_MAX - 10;
 	bool turned;
+	u32 rate;
 	u64 rec;
 
 	rec = region_at(0, t, 2, &v, &turned);
@@ -430,11 +446,170 @@ static void pghot_test_region_wrap(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, turned);
 	/* The longest window, threshold 7: no overflow in the comparison. */
 	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS;
-	rec = pghot_update_region(rec, &big, &v, &turned);
+	rec = pghot_update_region(rec, &big, &v, &turned, &rate);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
 	rec = (u64)(PGHOT_REGION_MIN_SAMPLES - 1) << PGHOT_REGION_TIME_BITS;
-	rec = pghot_update_region(rec, &big, &v, &turned);
+	rec = pghot_update_region(rec, &big, &v, &turned, &rate);
 	KUNIT_EXPECT_NE(test, v, PGHOT_REGION_IS_HOT);
+	/*
+	 * The highest reference over the longest span: 2^22 samples in
+	 * 60000 jiffies are 4.6M per 2^16 jiffies, below half of 2^24 - 1.
+	 */
+	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS;
+	huge.ref = PGHOT_REF_RATE_MAX;
+	huge.ref_div = 2;
+	rec = pghot_update_region(rec, &huge, &v, &turned, &rate);
+	KUNIT_EXPECT_NE(test, v, PGHOT_REGION_IS_HOT);
+	huge.ref = PGHOT_REF_RATE_MAX / 4;
+	rec = pghot_update_region(rec, &huge, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	/* The largest divisor, and one above it taken as the largest. */
+	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS;
+	huge.ref = PGHOT_REF_RATE_MAX;
+	huge.ref_div = PGHOT_REGION_REF_MAX + 1;
+	rec = pghot_update_region(rec, &huge, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+}
+
+/*
+ * The node's reference: at threshold 1 the absolute bar asks 35 samples
+ * within R_SPAN; a reference of 3276 per 2^16 jiffies asks half of it,
+ * 3276 * 4000 / 2^17 = 99.97 samples.
+ */
+static void pghot_test_region_ref_bar(struct kunit *test)
+{
+	enum pghot_region_verdict v;
+	unsigned long t = 4000000;
+	unsigned int div;
+	bool turned;
+	u32 rate;
+	u64 rec = 0;
+	int i;
+
+	for (i = 0; i < 99; i++) {
+		rec = region_ref_at(rec, t, 1, 3276, &v, &turned, &rate);
+		KUNIT_EXPECT_FALSE(test, turned);
+	}
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	rec = region_ref_at(rec, t, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_TRUE(test, turned);
+	/* Hot; its rate is taken once a quarter of R_SPAN has passed. */
+	KUNIT_EXPECT_EQ(test, rate, 0U);
+	rec = region_ref_at(rec, t + R_SPAN / 4 - 1, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, rate, 0U);
+	rec = region_ref_at(rec, t + R_SPAN / 4, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, rate,
+			(u32)((102ULL << PGHOT_REF_RATE_SHIFT) / (R_SPAN / 4)));
+	/* Past R_SPAN and below the reference's half: below. */
+	rec = 0;
+	for (i = 0; i < 99; i++)
+		rec = region_ref_at(rec, t, 1, 3276, &v, &turned, &rate);
+	rec = region_ref_at(rec, t + R_SPAN, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_TRUE(test, turned);	/* 100 in 4000 jiffies */
+	KUNIT_EXPECT_EQ(test, rate, (u32)((100ULL << PGHOT_REF_RATE_SHIFT) / R_SPAN));
+	/* Once per window. */
+	rec = region_ref_at(rec, t + R_SPAN + 1, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, rate, 0U);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	rec = region_ref_at(rec, t + R_WINDOW, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_FALSE(test, rec & PGHOT_REGION_SEEN_BIT);
+	/* 99 in R_SPAN: the absolute bar passed, the reference's not. */
+	rec = 0;
+	for (i = 0; i < 98; i++)
+		rec = region_ref_at(rec, t, 1, 3276, &v, &turned, &rate);
+	rec = region_ref_at(rec, t + R_SPAN, 1, 3276, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	/* Without a reference, 35 are enough. */
+	rec = 0;
+	for (i = 0; i < 35; i++)
+		rec = region_ref_at(rec, t, 1, 0, &v, &turned, &rate);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	/* Nor with it when hwhint_region_ref is 0; a quarter at 4. */
+	for (div = 0; div <= 4; div += 4) {
+		struct pghot_region_sample r = {
+			.now = t, .window = R_WINDOW, .min_span = R_SPAN,
+			.threshold = 1, .pages = R_PAGES, .ref = 3276,
+			.ref_div = div,
+		};
+
+		rec = 0;
+		for (i = 0; i < 49; i++)
+			rec = pghot_update_region(rec, &r, &v, &turned, &rate);
+		KUNIT_EXPECT_EQ(test, v, div ? PGHOT_REGION_BELOW : PGHOT_REGION_IS_HOT);
+		rec = pghot_update_region(rec, &r, &v, &turned, &rate);
+		KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+	}
+}
+
+/* A region's rate: samples per 2^16 jiffies, saturating. */
+static void pghot_test_region_rate_value(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, pghot_region_rate(16, 0), 16U << PGHOT_REF_RATE_SHIFT);
+	KUNIT_EXPECT_EQ(test, pghot_region_rate(16, 1), 16U << PGHOT_REF_RATE_SHIFT);
+	KUNIT_EXPECT_EQ(test, pghot_region_rate(1, 1UL << PGHOT_REF_RATE_SHIFT), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_rate(1, ULONG_MAX), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_region_rate(PGHOT_REGION_COUNT_MAX, 1),
+			PGHOT_REF_RATE_MAX);
+}
+
+static u64 ref_of(u32 rate, u64 stamp)
+{
+	return stamp | (u64)rate << PGHOT_REGION_TIME_BITS;
+}
+
+/* The reference halves every half-life, linearly in between; wraps. */
+static void pghot_test_ref_decay(struct kunit *test)
+{
+	const unsigned long h = 60000;
+	unsigned long t = 5000000;
+	u64 ref = ref_of(1024, t);
+
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t, h), 1024U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + h / 2, h), 768U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + h, h), 512U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + 2 * h, h), 256U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + 11 * h, h), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + 40 * h, h), 0U);
+	/* Set after now (a racing sample): as if set now. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t - 5, h), 1024U);
+	/* None, or no regions. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(0, t, h), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t, 0), 0U);
+	/* jiffies and the 40-bit field wrap. */
+	t = ULONG_MAX - 10;
+	ref = ref_of(1024, t & (BIT_ULL(PGHOT_REGION_TIME_BITS) - 1));
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + h, h), 512U);
+	t = BIT_ULL(PGHOT_REGION_TIME_BITS) - 10;
+	ref = ref_of(PGHOT_REF_RATE_MAX, t);
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + h, h), PGHOT_REF_RATE_MAX >> 1);
+	/* The longest window as a half-life: no overflow. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_rate(ref, t + 300000000UL, 600000000UL),
+			PGHOT_REF_RATE_MAX - (PGHOT_REF_RATE_MAX >> 2));
+}
+
+/* A hot region's rate moves the reference by a quarter, clipped. */
+static void pghot_test_ref_update(struct kunit *test)
+{
+	const unsigned long h = 60000;
+	unsigned long t = 6000000;
+	u64 ref;
+
+	ref = pghot_ref_update(0, 1000, t, h);
+	KUNIT_EXPECT_EQ(test, ref, ref_of(1000, t));
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, 1400, t, h), ref_of(1100, t));
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, 200, t, h), ref_of(800, t));
+	/* Ten times hotter counts as twice. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, 10000, t, h), ref_of(1250, t));
+	/* From the decayed value, stamped now. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, 500, t + h, h),
+			ref_of(500, t + h));
+	/* Decayed to nothing: the rate as it is; saturating. */
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, 77, t + 40 * h, h),
+			ref_of(77, t + 40 * h));
+	ref = pghot_ref_update(0, U32_MAX, t, h);
+	KUNIT_EXPECT_EQ(test, ref, ref_of(PGHOT_REF_RATE_MAX, t));
+	KUNIT_EXPECT_EQ(test, pghot_ref_update(ref, U32_MAX, t, h),
+			ref_of(PGHOT_REF_RATE_MAX, t));
 }
 
 /* What a page needs of its own, by its region's verdict. */
@@ -466,6 +641,10 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE(pghot_test_region_hot),
 	KUNIT_CASE(pghot_test_region_rate),
 	KUNIT_CASE(pghot_test_region_wrap),
+	KUNIT_CASE(pghot_test_region_ref_bar),
+	KUNIT_CASE(pghot_test_region_rate_value),
+	KUNIT_CASE(pghot_test_ref_decay),
+	KUNIT_CASE(pghot_test_ref_update),
 	KUNIT_CASE(pghot_test_region_threshold),
 	{}
 };
