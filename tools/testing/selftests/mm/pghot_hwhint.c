@@ -17,6 +17,10 @@
  *               (pghot_region_hot and pghot_region_ready move); at
  *               freq_threshold=1 one sample on every other page promotes
  *               that half and leaves the unsampled half.
+ * region_ref:   after regions sampled at a high rate set the node's
+ *               reference, regions at under half that rate (above the
+ *               absolute bar) are not hot; after a reset, more samples
+ *               make them hot and promote their sampled pages only.
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
@@ -413,6 +417,218 @@ TEST_F_TIMEOUT(hwhint, region, HWHINT_TEST_TIMEOUT_S)
 
 	for (i = 0; i < self->topo->nr_lower; i++)
 		region_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/*
+ * The node's reference (region_ref_nodeN in stats): the rates of the
+ * regions found hot lately, which a region must come within a factor of 2
+ * of. The buffer's whole regions are dealt alternately to two groups. With
+ * a REF_WINDOW_MS region window and rates over at least a second
+ * (promote_window_ms), a 512-page region is hot at threshold 1 on 51.2
+ * samples a second. A is sampled on every page, a quarter at a time
+ * REF_A_GAP_MS apart, as a steady stream would be; its rate is taken at
+ * the first sample past a quarter of the span, 129 samples in 0.4 s or
+ * more: at most 322 a second. B gets one write on every 8th page: 64
+ * samples in the 1 s span, above the absolute bar and well under half the
+ * reference, so B is not hot. Once the reference is reset, two more such writes (192 samples
+ * in under 3.5 s) make B hot.
+ */
+#define REF_WINDOW_MS		"10000"
+#define REF_WINDOW_S		10
+#define REF_SPAN_MS		"1000"
+#define REF_A_GAP_MS		400
+#define REF_B_EVERY		8
+#define REGION_MIN_SAMPLES	16	/* fewer in a window say nothing */
+
+struct ref_groups {
+	unsigned long *idx[2];	/* page indices, region by region */
+	unsigned long nr[2];	/* pages */
+	unsigned long regions[2];
+};
+
+struct pg_key {
+	unsigned long key, i;
+};
+
+static int cmp_pg_key(const void *a, const void *b)
+{
+	const struct pg_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Deal the buffer's whole 2 MiB regions to groups A (0) and B (1). */
+static void ref_split(struct __test_metadata *_metadata,
+		      const struct hw_buf *hw, struct ref_groups *g)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long i, j, k;
+	struct pg_key *pg;
+	int side;
+
+	pg = calloc(hw->rg.nr, sizeof(*pg));
+	ASSERT_NE(pg, NULL);
+	for (side = 0; side < 2; side++) {
+		g->idx[side] = calloc(hw->rg.nr, sizeof(*g->idx[side]));
+		ASSERT_NE(g->idx[side], NULL);
+	}
+	for (i = 0; i < hw->rg.nr; i++)
+		pg[i] = (struct pg_key){ hw->pfns[i] / per, i };
+	qsort(pg, hw->rg.nr, sizeof(*pg), cmp_pg_key);
+	for (i = 0; i < hw->rg.nr; i = j) {
+		for (j = i; j < hw->rg.nr && pg[j].key == pg[i].key; j++)
+			;
+		if (j - i != per)
+			continue;
+		side = g->regions[0] > g->regions[1];
+		for (k = i; k < j; k++)
+			g->idx[side][g->nr[side]++] = pg[k].i;
+		g->regions[side]++;
+	}
+	free(pg);
+}
+
+static void ref_free(struct ref_groups *g)
+{
+	free(g->idx[0]);
+	free(g->idx[1]);
+}
+
+/* Sample page @first, @first + @every, ... of each region of @side. */
+static void ref_inject(struct __test_metadata *_metadata,
+		       const struct hw_buf *hw, const struct ref_groups *g,
+		       int side, unsigned long every, unsigned long first)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long base, k, n, *pfns = calloc(per, sizeof(*pfns));
+
+	ASSERT_NE(pfns, NULL);
+	for (base = 0; base < g->nr[side]; base += per) {
+		for (n = 0, k = first; k < per; k += every)
+			pfns[n++] = hw->pfns[g->idx[side][base + k]];
+		ASSERT_EQ(inject_pfns(pfns, n, -1), 0)
+			TH_LOG("inject: %s", strerror(errno));
+	}
+	free(pfns);
+}
+
+/* Pages of @side on a top-tier node. */
+static unsigned long ref_top(struct __test_metadata *_metadata,
+			     struct hw_buf *hw, const struct ref_groups *g,
+			     int side)
+{
+	unsigned long i, top = 0;
+	struct residency r;
+
+	EXPECT_EQ(query_residency(&hw->rg, &r), 0);
+	for (i = 0; i < g->nr[side]; i++)
+		top += node_is_top(&pghot_topo, hw->rg.status[g->idx[side][i]]);
+	return top;
+}
+
+/* region_ref_node@nid of stats, 0 if there is no such line. */
+static double region_ref(int nid)
+{
+	char tok[64], want[64];
+	double v = 0;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "region_ref_node%d", nid);
+	f = fopen(STATS, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s", tok) == 1)
+		if (!strcmp(tok, want) && fscanf(f, "%lf", &v) != 1)
+			v = -1;
+	fclose(f);
+	return v;
+}
+
+static void region_ref_from(struct __test_metadata *_metadata,
+			    struct hw_buf *hw, int nid)
+{
+	struct ref_groups g = { };
+	unsigned long hot0, top_a, top_b, sampled_b;
+	struct progress p = { };
+	double ref;
+	int i;
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	ref_split(_metadata, hw, &g);
+	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
+	       g.regions[0], g.regions[1]);
+	ASSERT_GE(g.regions[1], 2UL);
+	/* Regions earlier tests sampled are closed, the reference reset. */
+	sleep(REF_WINDOW_S);
+	EXPECT_EQ(region_ref(nid), 0);
+
+	hot0 = vmstat("pghot_region_hot");
+	for (i = 0; i < 4; i++) {
+		if (i)
+			usleep(REF_A_GAP_MS * 1000);
+		ref_inject(_metadata, hw, &g, 0, 4, i);
+	}
+	ref = region_ref(nid);
+	TH_LOG("node %d, A: %lu regions hot, reference %.2f samples/s per region",
+	       nid, vmstat("pghot_region_hot") - hot0, ref);
+	EXPECT_EQ(vmstat("pghot_region_hot") - hot0, g.regions[0]);
+	EXPECT_GT(ref, 0);
+
+	/* B: under half of A's rate, above the absolute bar. */
+	hot0 = vmstat("pghot_region_hot");
+	ref_inject(_metadata, hw, &g, 1, REF_B_EVERY, 0);
+	sleep(SETTLE_S);
+	top_b = ref_top(_metadata, hw, &g, 1);
+	TH_LOG("node %d, B under the reference: %lu regions hot, %lu of %lu pages promoted",
+	       nid, vmstat("pghot_region_hot") - hot0, top_b, g.nr[1]);
+	EXPECT_EQ(vmstat("pghot_region_hot"), hot0);
+	/* Only pages sampled while their region had too few samples to tell. */
+	EXPECT_LE(top_b, g.regions[1] * (REGION_MIN_SAMPLES - 1) +
+			 g.nr[1] * UNPROMOTED_MAX_PCT / 100);
+
+	/* The same regions without a reference: hot on one more write. */
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
+	EXPECT_EQ(region_ref(nid), 0);
+	ref_inject(_metadata, hw, &g, 1, REF_B_EVERY, 1);
+	ref_inject(_metadata, hw, &g, 1, REF_B_EVERY, 2);
+	sampled_b = g.nr[1] / REF_B_EVERY * 3;
+	do {
+		usleep(200 * 1000);
+		top_a = ref_top(_metadata, hw, &g, 0);
+		top_b = ref_top(_metadata, hw, &g, 1);
+	} while (!progress_done(&p, top_a + top_b, g.nr[0] + sampled_b * 2 / 3,
+				PROMOTE_STALL_S));
+	sleep(SETTLE_S);
+	top_a = ref_top(_metadata, hw, &g, 0);
+	top_b = ref_top(_metadata, hw, &g, 1);
+	TH_LOG("node %d, no reference: B %lu regions hot, %lu of %lu sampled up; A %lu of %lu",
+	       nid, vmstat("pghot_region_hot") - hot0, top_b, sampled_b,
+	       top_a, g.nr[0]);
+	EXPECT_EQ(vmstat("pghot_region_hot") - hot0, g.regions[1]);
+	/*
+	 * The pages of these two writes; those of the first one were
+	 * sampled more than promote_window_ms ago and may have lost it.
+	 */
+	EXPECT_TRUE(reached_pct(top_b, sampled_b * 2 / 3, REGION_PROMOTED_PCT));
+	/* Never a page without a sample of its own. */
+	EXPECT_LE(top_b, sampled_b);
+	EXPECT_TRUE(reached_pct(top_a, g.nr[0], REGION_PROMOTED_PCT));
+	ref_free(&g);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region_ref, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_ref_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 static void source_off_from(struct __test_metadata *_metadata,
