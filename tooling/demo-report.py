@@ -41,7 +41,8 @@ COUNTERS = [
 ]
 DEMOTIONS = ["pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
              "pgdemote_proactive"]
-CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C5", "C6", "P1", "P2", "S1", "S2"]
+CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C5", "C6", "P1", "P2", "A1", "A2",
+                "S1", "S2"]
 SCENARIO_ORDER = ["promotion", "precision", "overcommit", "coldhog",
                   "scale-256", "scale-1024", "scale-2048"]
 
@@ -248,14 +249,15 @@ def tables(scenario, rows):
 
 
 def sampled_table(rows):
-    """The sampled rows (S: regions on, P: each page on its own samples):
+    """The sampled rows (S: regions on, A: regions without the node's
+    reference, P: each page on its own samples):
     density asked and delivered, and the goals (within the run, 60 s by
     default): threshold 2 >= 95% of the hot set with <= 5% of the warm
     set, threshold 1 >= 99% with <= 10%."""
     rows = [r for r in rows if r.get("density_asked") is not None]
     if not rows:
         return
-    # P rows (regions off) are judged by the same goals, to compare.
+    # P and A rows are judged by the same goals, to compare.
     goals = {"1": (99.0, 10.0), "2": (95.0, 5.0)}
     print(f"\nsampled{'':6}{'asked':>7}{'got':>7}{'period':>8}{'samples':>9}"
           f"{'hot up':>8}{'warm up':>8}  goal (hot >=, warm <=)")

@@ -14,9 +14,10 @@
 #   sampled (the emulator's sampler feeds the promotion and precision
 #   shapes): DEMO_SAMPLED_DENSITIES='0.07 0.0175 0.28' (samples per hot
 #   page per s; the first is the reference), DEMO_SAMPLED_PAGE_DENSITIES=
-#   0.07 (where the per-page rows P1/P2 run too), DEMO_SAMPLED_OTHER_REPS
-#   (runs at the other densities, default DEMO_REPS), DEMO_SAMPLED_CONFIGS
-#   ('P1 P2 S1 S2'), DEMO_SAMPLED_MB=64,
+#   0.07 (where the rows to compare, P1/P2 and A1/A2, run too),
+#   DEMO_SAMPLED_OTHER_REPS (runs at the other densities, default
+#   DEMO_REPS), DEMO_SAMPLED_CONFIGS ('P1 P2 A1 A2 S1 S2'),
+#   DEMO_SAMPLED_MB=64,
 #   DEMO_WARM_RATIO=10, DEMO_SAMPLED_DURATION=60
 #   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
@@ -67,7 +68,7 @@ demo_boot() {	# scenarios vmdir [vm.sh environment...]
 		 DEMO_SAMPLED_DENSITIES='${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}' \
 		 DEMO_SAMPLED_PAGE_DENSITIES='${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}' \
 		 DEMO_SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-${DEMO_REPS:-3}} \
-		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 S1 S2}' \
+		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}' \
 		 DEMO_SAMPLED_MB=${DEMO_SAMPLED_MB:-64} DEMO_WARM_RATIO=${DEMO_WARM_RATIO:-10} \
 		 DEMO_SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60} \
 		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"

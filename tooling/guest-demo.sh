@@ -27,9 +27,11 @@
 #   P1/P2  the same, regions off (hwhint_region_ms=0): each page judged on
 #       its own samples, the rule of the published IBS results; at
 #       DEMO_SAMPLED_PAGE_DENSITIES only
+#   A1/A2  the same, regions on but no reference (hwhint_region_ref=0):
+#       the absolute bar only, to compare; where P1/P2 run
 # Densities other than the first of DEMO_SAMPLED_DENSITIES run
 # DEMO_SAMPLED_OTHER_REPS times (default DEMO_REPS); DEMO_SAMPLED_CONFIGS
-# (default 'P1 P2 S1 S2') picks configurations.
+# (default 'P1 P2 A1 A2 S1 S2') picks configurations.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -58,8 +60,10 @@ config() {	# name [freq_threshold]
 	local ft=${2:-1}
 	w $D/promote_window_ms 4000
 	w $D/freq_threshold "$ft"
-	# Regions for hardware hints at their default, except for P1/P2.
+	# Regions for hardware hints at their default, except for P1/P2
+	# (regions off) and A1/A2 (no reference).
 	[ ! -e $D/hwhint_region_ms ] || w $D/hwhint_region_ms 60000
+	[ ! -e $D/hwhint_region_ref ] || w $D/hwhint_region_ref 2
 	case $1 in
 	C1) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0 ;;
 	C2) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0 ;;
@@ -91,7 +95,7 @@ SAMPLED_P0=1000
 SAMPLED_DENSITIES=${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}
 SAMPLED_PAGE_DENSITIES=${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}
 SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-$DEMO_REPS}
-SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 S1 S2}
+SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}
 
 sampled_shape() {	# shape: the benchmark's set options
 	case $1 in
@@ -250,7 +254,7 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]) / float(sys.argv[3]))
 						"$SAMPLED_P0" "$d0" "$dens")
 					configs="S1 S2"
 					case " $SAMPLED_PAGE_DENSITIES " in
-					*" $dens "*) configs="P1 P2 S1 S2" ;;
+					*" $dens "*) configs="P1 P2 A1 A2 S1 S2" ;;
 					esac
 					for c in $configs; do
 						case " $SAMPLED_CONFIGS " in
@@ -258,7 +262,10 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]) / float(sys.argv[3]))
 						*) continue ;;
 						esac
 						config C5 ${c#?}
-						[ "${c%?}" = S ] || w $D/hwhint_region_ms 0
+						case $c in
+						P?) w $D/hwhint_region_ms 0 ;;
+						A?) w $D/hwhint_region_ref 0 ;;
+						esac
 						sampled_run $shape "$c-d$dens" "$r" "$period" \
 							"${SAMPLED_DURATION}" || true
 					done
