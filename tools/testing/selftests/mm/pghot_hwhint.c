@@ -430,8 +430,8 @@ TEST_F_TIMEOUT(hwhint, region, HWHINT_TEST_TIMEOUT_S)
  * the first sample past a quarter of the span, 129 samples in 0.4 s or
  * more: at most 322 a second. B gets one write on every 8th page: 64
  * samples in the 1 s span, above the absolute bar and well under half the
- * reference, so B is not hot. Once the reference is reset, two more such writes (192 samples
- * in under 3.5 s) make B hot.
+ * reference, so B is not hot. Once the reference is reset, two more such
+ * writes (192 samples in under 3.5 s) make B hot.
  */
 #define REF_WINDOW_MS		"10000"
 #define REF_WINDOW_S		10
@@ -528,22 +528,38 @@ static unsigned long ref_top(struct __test_metadata *_metadata,
 	return top;
 }
 
-/* region_ref_node@nid of stats, 0 if there is no such line. */
+/* Does a line of debugfs stats start with @prefix; its rest in @rest. */
+static bool stats_line(const char *prefix, char *rest, size_t size)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen(STATS, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		found = true;
+		if (rest)
+			snprintf(rest, size, "%s", line + strlen(prefix));
+	}
+	fclose(f);
+	return found;
+}
+
+/* region_ref_node@nid of stats, 0 if there is no such line, -1: no stats. */
 static double region_ref(int nid)
 {
-	char tok[64], want[64];
-	double v = 0;
-	FILE *f;
+	char prefix[64], rest[64];
+	double v;
 
-	snprintf(want, sizeof(want), "region_ref_node%d", nid);
-	f = fopen(STATS, "r");
-	if (!f)
+	if (access(STATS, R_OK))
 		return -1;
-	while (fscanf(f, "%63s", tok) == 1)
-		if (!strcmp(tok, want) && fscanf(f, "%lf", &v) != 1)
-			v = -1;
-	fclose(f);
-	return v;
+	snprintf(prefix, sizeof(prefix), "region_ref_node%d ", nid);
+	if (!stats_line(prefix, rest, sizeof(rest)))
+		return 0;
+	return sscanf(rest, "%lf", &v) == 1 ? v : -1;
 }
 
 static void region_ref_from(struct __test_metadata *_metadata,
@@ -693,26 +709,6 @@ TEST_F(hwhint, bad_input)
 	snprintf(text, sizeof(text), "%s:%d", pfn, topo_cpu_node(self->topo));
 	EXPECT_EQ(write_err(INJECT, text), 0);
 	EXPECT_EQ(vmstat("pghot_reported_hwhints"), rep0 + 1);
-}
-
-/* Does a line of debugfs stats start with @prefix; its rest in @rest. */
-static bool stats_line(const char *prefix, char *rest, size_t size)
-{
-	char line[256];
-	bool found = false;
-	FILE *f = fopen(STATS, "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, prefix, strlen(prefix)))
-			continue;
-		found = true;
-		if (rest)
-			snprintf(rest, size, "%s", line + strlen(prefix));
-	}
-	fclose(f);
-	return found;
 }
 
 /* CPUs in /sys/devices/system/cpu/possible ("0-3,8"). */
