@@ -339,7 +339,10 @@ int pghot_region_touch(int nid, unsigned long pfn,
 	s = pghot_section_find(nid, pfn);
 	if (s && s->regions) {
 		ref = &pghot_store[nid].region_ref;
-		at.ref = pghot_ref_rate(READ_ONCE(*ref), at.now, at.window);
+		/* Two divisions per sample: only if the rule looks at it. */
+		if (at.ref_div)
+			at.ref = pghot_ref_rate(READ_ONCE(*ref), at.now,
+						at.window);
 		reg = &s->regions[pghot_idx(pfn) >> PGHOT_REGION_ORDER];
 		old = READ_ONCE(*reg);
 		while (!try_cmpxchg(reg, &old,

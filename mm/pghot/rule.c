@@ -249,6 +249,18 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
 	return new | pghot_ready_bit(l);
 }
 
+/*
+ * Jiffies from @stamp to @now in the 40-bit time of region records and
+ * references; 0 if @stamp is later (a sample that waited in a ring, a
+ * racing update).
+ */
+static u64 pghot_region_age(u64 now, u64 stamp)
+{
+	u64 age = (now - stamp) & PGHOT_REGION_TIME_MASK;
+
+	return age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1) ? 0 : age;
+}
+
 /**
  * pghot_region_rate - the rate of a region's samples
  * @count: samples
@@ -293,17 +305,15 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 			enum pghot_region_verdict *verdict, bool *turned_hot,
 			u32 *rate)
 {
-	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
-	u64 now = r->now & tmask, start = old & tmask, age, span;
+	u64 now = r->now & PGHOT_REGION_TIME_MASK;
+	u64 start = old & PGHOT_REGION_TIME_MASK, span;
+	u64 age = pghot_region_age(now, start);	/* 0: before the opening */
 	u32 count = (old >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
 	bool hot = old & PGHOT_REGION_HOT_BIT;
 	bool seen = old & PGHOT_REGION_SEEN_BIT;
 
 	*turned_hot = false;
 	*rate = 0;
-	age = (now - start) & tmask;
-	if (count && age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1))
-		age = 0;		/* late: before the opening */
 	if (!count || age >= r->window) {
 		start = now;
 		age = 0;
@@ -365,14 +375,11 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
  */
 u32 pghot_ref_rate(u64 ref, unsigned long now, unsigned long half_life)
 {
-	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
-	u64 age = ((u64)now - ref) & tmask, halvings, part;
+	u64 age = pghot_region_age(now, ref), halvings, part;
 	u32 rate = ref >> PGHOT_REGION_TIME_BITS;
 
 	if (!rate || !half_life)
 		return 0;
-	if (age >= BIT_ULL(PGHOT_REGION_TIME_BITS - 1))
-		age = 0;
 	halvings = div64_u64_rem(age, half_life, &part);
 	if (halvings >= 32)
 		return 0;
@@ -399,7 +406,6 @@ u32 pghot_ref_rate(u64 ref, unsigned long now, unsigned long half_life)
 u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
 		     unsigned long half_life)
 {
-	const u64 tmask = BIT_ULL(PGHOT_REGION_TIME_BITS) - 1;
 	u32 cur = pghot_ref_rate(old, now, half_life), new;
 
 	rate = min(rate, PGHOT_REF_RATE_MAX);
@@ -409,8 +415,8 @@ u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
 		new = cur + ((min(rate, 2 * cur) - cur) >> PGHOT_REF_WEIGHT_SHIFT);
 	else
 		new = cur - ((cur - rate) >> PGHOT_REF_WEIGHT_SHIFT);
-	return ((u64)now & tmask) | (u64)min(new, PGHOT_REF_RATE_MAX) <<
-		PGHOT_REGION_TIME_BITS;
+	return ((u64)now & PGHOT_REGION_TIME_MASK) |
+	       (u64)min(new, PGHOT_REF_RATE_MAX) << PGHOT_REGION_TIME_BITS;
 }
 
 /**

@@ -163,6 +163,7 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
  * window or more after the opening opens a new one.
  */
 #define PGHOT_REGION_TIME_BITS		40
+#define PGHOT_REGION_TIME_MASK		(BIT_ULL(PGHOT_REGION_TIME_BITS) - 1)
 #define PGHOT_REGION_COUNT_BITS		22
 #define PGHOT_REGION_COUNT_MAX		((1U << PGHOT_REGION_COUNT_BITS) - 1)
 /* The region's rate went into its node's reference in this window. */
