@@ -125,6 +125,14 @@ def feed_density(feed, r):
     return feed["samples"] / exposure if exposure > 0 else None
 
 
+def sampler_rate(sm):
+    """The sampler's setting in a row's "sampler": its rate per second,
+    or Pn for a fixed period (feeds from before rate mode)."""
+    if sm.get("rate"):
+        return str(sm["rate"])
+    return f"P{sm['period']}" if sm.get("period") else "-"
+
+
 def sampled_density(r):
     """The density delivered in run @r (feed_density()) and the feeder's
     record; (None, None) without the record."""
@@ -174,6 +182,7 @@ def summarise(scenario, config, rs, failed):
         if feeds:
             row["sampler"] = {
                 "period": feeds[0].get("period"),
+                "rate": feeds[0].get("rate"),
                 "samples": median([f["samples"] for f in feeds]),
                 "injected": median([f["injected"] for f in feeds]),
                 "rejected": median([f["rejected"] for f in feeds]),
@@ -259,7 +268,7 @@ def sampled_table(rows):
         return
     # P and A rows are judged by the same goals, to compare.
     goals = {"1": (99.0, 10.0), "2": (95.0, 5.0)}
-    print(f"\nsampled{'':6}{'asked':>7}{'got':>7}{'period':>8}{'samples':>9}"
+    print(f"\nsampled{'':6}{'asked':>7}{'got':>7}{'rate/s':>8}{'samples':>9}"
           f"{'hot up':>8}{'warm up':>8}  goal (hot >=, warm <=)")
     for r in rows:
         if not r["runs"]:
@@ -275,10 +284,12 @@ def sampled_table(rows):
             ok = hot >= g[0] and (warm is None or warm <= g[1])
             verdict = f"{g[0]:.0f}%/{g[1]:.0f}%: {'met' if ok else 'NOT met'}"
         print(f"{r['label']:13}{r['density_asked']:>7.4f}{fmt(r['density'], '.4f'):>7}"
-              f"{fmt(sm.get('period')):>8}{fmt(sm.get('samples')):>9}"
+              f"{sampler_rate(sm):>8}{fmt(sm.get('samples')):>9}"
               f"{hot:>7.1f}%{'-' if warm is None else f'{warm:.1f}%':>8}  {verdict}")
     print("  (asked/got: samples per hot page per second; got: the feeder's\n"
-          "   samples over the page-seconds the sets spent on the lower tier)")
+          "   samples over the page-seconds the sets spent on the lower tier;\n"
+          "   rate/s: the sampler's samples per second of user time on the\n"
+          "   benchmark's CPU, node 2 or not, or Pn: every n-th node-2 access)")
     lay = [r for r in rows if r.get("warm_up_runs")]
     if not lay:
         return

@@ -87,11 +87,14 @@ run() {		# scenario config rep [bench args...]
 	fi
 }
 
-# The sampled scenario: its sets, run length and calibration period.
+# The sampled scenario: its sets, run length, the sampler's first period
+# and calibration rate (samples per second of the benchmark CPU's user
+# time).
 SAMPLED_MB=${DEMO_SAMPLED_MB:-64}
 WARM_RATIO=${DEMO_WARM_RATIO:-10}
 SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60}
 SAMPLED_P0=1000
+SAMPLED_R0=2000
 SAMPLED_DENSITIES=${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}
 SAMPLED_PAGE_DENSITIES=${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}
 SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-$DEMO_REPS}
@@ -105,15 +108,18 @@ sampled_shape() {	# shape: the benchmark's set options
 }
 
 # One run with the plugin's sampler feeding pghot from the moment the sets
-# are in place: shape config rep period duration. The sampler does not run
-# on the benchmark's CPU (node 0's); only node-2 accesses are sampled, as an
-# L3-miss filter would pass the benchmark's and not the feeder's own.
+# are in place: shape config rep rate duration. The sampler takes rate
+# samples per second of the benchmark CPU's user time, whatever the
+# emulator's speed (pghot-emu feed --rate; a CPU's IBS rate does not fall
+# when TCG flushes its TLB), and only node-2 ones are sent, as an L3-miss filter would pass
+# the benchmark's and not the feeder's own. The feeder does not run on the
+# benchmark's CPU (node 0's).
 sampled_run() {
-	local shape=$1 c=$2 r=$3 period=$4 dur=$5 feed rc=0
+	local shape=$1 c=$2 r=$3 rate=$4 dur=$5 feed rc=0
 	rm -f /tmp/ready
 	( while [ ! -e /tmp/ready ]; do sleep 0.05; done
-	  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed --period "$period" \
-		--slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" ) &
+	  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed --period "$SAMPLED_P0" \
+		--rate "$rate" --slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" ) &
 	feed=$!
 	# shellcheck disable=SC2046
 	DEMO_DURATION=$dur run "$shape" "$c" "$r" $(sampled_shape "$shape") \
@@ -123,13 +129,13 @@ sampled_run() {
 	return $rc
 }
 
-# Density at period SAMPLED_P0 with nothing moving (C1: no promotion, the
+# Density at rate SAMPLED_R0 with nothing moving (C1: no promotion, the
 # samples go nowhere): samples per hot page per second, counted by the
 # feeder over the run, hot share of the accesses from the shape.
 sampled_calibrate() {	# shape
 	local shape=$1 d0
 	config C1
-	sampled_run "$shape" calib 1 "$SAMPLED_P0" 15 || {
+	sampled_run "$shape" calib 1 "$SAMPLED_R0" 15 || {
 		echo "sampled: calibration of $shape failed" >&2; return 1; }
 	# Samples per hot page-second on the lower tier (a warm page counts
 	# 1/ratio of a hot one), as demo-report.py measures every run.
@@ -138,7 +144,7 @@ sampled_calibrate() {	# shape
 	echo "$d0" > "$DEMO_OUT/sampled-$shape-d0"
 	mv "$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/sampled-$shape-calib.feed"
 	mv "$DEMO_OUT/raw/$shape-calib-1.json" "$DEMO_OUT/sampled-$shape-calib.json"
-	echo "sampled: $shape: $d0 samples per hot page per s at period $SAMPLED_P0" >&2
+	echo "sampled: $shape: $d0 samples per hot page per s at $SAMPLED_R0 samples/s" >&2
 }
 
 for s in $DEMO_SCENARIOS; do
@@ -237,7 +243,7 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 			[ -n "${PGHOT_EMU:-}" ] || { echo "sampled: not in the emulated box" >&2; exit 1; }
 			if [ "$r" = 1 ]; then
 				# Samples per hot page per second at a known
-				# period, nothing moving (C1), for each shape.
+				# rate, nothing moving (C1), for each shape.
 				for shape in promotion precision; do
 					sampled_calibrate $shape || exit 1
 				done
@@ -249,9 +255,9 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 					# The first density is the reference.
 					[ $first = 1 ] || [ "$r" -le "$SAMPLED_OTHER_REPS" ] || continue
 					first=0
-					period=$(python3 -c 'import sys
-print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]) / float(sys.argv[3]))))' \
-						"$SAMPLED_P0" "$d0" "$dens")
+					rate=$(python3 -c 'import sys
+print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))))' \
+						"$SAMPLED_R0" "$d0" "$dens")
 					configs="S1 S2"
 					case " $SAMPLED_PAGE_DENSITIES " in
 					*" $dens "*) configs="P1 P2 A1 A2 S1 S2" ;;
@@ -266,7 +272,7 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]) / float(sys.argv[3]))
 						P?) w $D/hwhint_region_ms 0 ;;
 						A?) w $D/hwhint_region_ref 0 ;;
 						esac
-						sampled_run $shape "$c-d$dens" "$r" "$period" \
+						sampled_run $shape "$c-d$dens" "$r" "$rate" \
 							"${SAMPLED_DURATION}" || true
 					done
 				done

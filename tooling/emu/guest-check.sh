@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the test VM booted by tooling/emu/check.sh (VM_SLOWMEM=1,
 # VM_SAMPLER=1; vm.sh has calibrated the slow memory already). Checks that
-# the plugin slows exactly node 2's memory by the configured ratio (+-20%)
-# and that its samples reach pghot (pghot_reported_hwhints). Ends with
+# the plugin slows exactly node 2's memory by the configured ratio (+-20%),
+# that its samples reach pghot (pghot_reported_hwhints) and that the
+# sampler's rate mode holds its rate at two speeds. Ends with
 # "emu: N passed, N failed".
 set -uo pipefail
 : "${PGHOT_EMU:?not booted with VM_SLOWMEM/VM_SAMPLER}" "${PGHOT_EMU_STATS:?}"
@@ -109,6 +110,47 @@ sys.exit(0 if ok else 1)
 PY
 then ok samples-reach-pghot "sampled accesses reach pghot_reported_hwhints"
 else nok samples-reach-pghot "samples did not reach pghot"
+fi
+# 4. Rate mode: the sampler takes its rate per second of a vCPU's user
+# time whatever the vCPU's speed. The same probe runs on node 0's memory
+# and on node 2's (several times slower per access here); the probe's vCPU
+# must get between half the rate (it is not in user space the whole time:
+# the probe starts after the feeder and maps its memory in the kernel) and
+# 1.35 times it, while its accesses per second differ by 1.3 times or more
+# (every N-th access would differ as much). Until the first user times
+# come, the sampler takes every 10000th access. Not --slow-only: every
+# sample is sent, so all are counted.
+rate_feed() {	# node json
+	"$PGHOT_EMU" feed --period 10000 --rate 3000 --json "$2" &
+	local feed=$!
+	sleep 0.3
+	numactl --cpunodebind=0 -- "$PGHOT_EMU" probe -a -n "$1" -m 16 -s 3 >/dev/null
+	kill $feed; wait $feed
+}
+echo 0x2 > $D/enabled_sources
+rate_feed 0 "$VMDIR/emu-check-rate0.json"
+rate_feed 2 "$VMDIR/emu-check-rate2.json"
+echo 0x1 > $D/enabled_sources
+if python3 - "$VMDIR/emu-check-rate0.json" "$VMDIR/emu-check-rate2.json" <<'PY'
+import json, sys
+res = []
+for path in sys.argv[1:]:
+    f = json.load(open(path))
+    a, b, secs = f["plugin_start"]["vcpus"], f["plugin_end"]["vcpus"], f["seconds"]
+    # The probe's vCPU: the one with the most user accesses.
+    x, y = max(zip(a, b), key=lambda p: p[1]["user_ops"] - p[0]["user_ops"])
+    res.append(((y["user_ops"] - x["user_ops"]) / secs,
+                (y["samples"] - x["samples"]) / secs, f["rate"]))
+for (ops, smp, rate), node in zip(res, (0, 2)):
+    print(f"emu:   rate {rate}/s, probe on node {node}: {ops:.0f} accesses/s, "
+          f"{smp:.0f} samples/s")
+speed = res[0][0] / res[1][0] if res[1][0] else 0
+ok = all(0.5 * r <= s <= 1.35 * r for _, s, r in res) and speed > 1.3
+print(f"emu:   accesses/s node 0 over node 2: {speed:.2f}")
+sys.exit(0 if ok else 1)
+PY
+then ok sampler-rate "rate mode holds the samples per second of user time at two speeds"
+else nok sampler-rate "rate mode does not hold the samples per second, or the speeds did not differ"
 fi
 echo "emu: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -15,8 +15,15 @@
  * time stamp as a 24-byte record to a unix socket (a QEMU virtio-serial
  * chardev, so the guest helper reads it from a port). The guest helper
  * (pghot-emu feed) reports them to pghot and acknowledges each batch, which
- * gives the delivery delay. Commands from the guest, one per line:
- *	arm PERIOD JITTER_PCT SLOW_ONLY USER_ONLY	disarm
+ * gives the delivery delay. With a RATE, N follows each vCPU's speed in
+ * the user time the guest reports (see rate_report()) so that the vCPU
+ * takes RATE samples per second of user time, of its counted accesses
+ * (slow or not; with SLOW_ONLY only the slow ones are sent), as IBS does:
+ * the emulator's own slowdowns (a TLB flush, the host's load) then change
+ * neither the samples per second nor their spread over the pages.
+ * Commands from the guest, one per line:
+ *	arm PERIOD JITTER_PCT SLOW_ONLY USER_ONLY [RATE]	disarm
+ *	user VCPU USER_NS (rate mode: the vCPU's user time so far)
  *	delay NS	ack OLDEST_STAMP NEWEST_STAMP COUNT	stats
  *
  * Arguments: slow=START-END (hex, END exclusive; repeatable), delay_ns=N,
@@ -50,6 +57,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define HIST		32		/* log2 buckets of the delivery delay */
 #define CREDIT_MAX	100000		/* cycles: about 50 us */
 #define PREEMPTED	4000		/* cycles between two reads: preempted */
+#define RATE_REPORTS	10		/* rate mode: N from the last 10 reports */
+#define RATE_MIN_USER_NS 10000000ULL	/* less user time in them: N kept */
 
 enum { REC_SAMPLE = 1, REC_STATS = 2 };
 enum { F_STORE = 1, F_SLOW = 2 };
@@ -73,6 +82,12 @@ struct vcpu {
 	int64_t countdown;
 	uint64_t rng;
 	uint32_t arm_gen;
+	uint64_t counted;		/* accesses the countdown saw */
+	/* Set by the I/O thread (rate mode), read by the vCPU thread. */
+	_Atomic uint64_t period;
+	/* I/O thread: counted and user ns at the last RATE_REPORTS reports. */
+	uint64_t rate_counted[RATE_REPORTS], rate_user[RATE_REPORTS];
+	unsigned int rate_reports;
 	/* Single producer (vCPU), single consumer (I/O thread). */
 	_Atomic uint32_t head, tail;
 	struct emu_rec ring[RING];
@@ -95,7 +110,8 @@ static _Atomic uint64_t delay_ns, delay_cycles;
 static _Atomic int armed;
 static _Atomic uint32_t arm_gen;
 static _Atomic uint32_t seq;
-static uint64_t period = 10000, jitter_pct = 10;
+static uint64_t period = 10000, jitter_pct = 10, rate;
+static uint64_t rate_reset;	/* I/O thread: vCPUs armed again (bits) */
 static int slow_only, user_only = 1;
 
 /* I/O thread state. */
@@ -153,8 +169,9 @@ static uint64_t xorshift(uint64_t *s)
 
 static int64_t next_period(struct vcpu *v)
 {
-	uint64_t j = period * jitter_pct / 100;
-	int64_t p = period;
+	uint64_t n = atomic_load_explicit(&v->period, memory_order_relaxed);
+	uint64_t j = n * jitter_pct / 100;
+	int64_t p = n;
 
 	if (j)
 		p += (int64_t)(xorshift(&v->rng) % (2 * j + 1)) - (int64_t)j;
@@ -225,9 +242,15 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info,
 		}
 		v->last_line = pa & LINE_MASK;
 	}
-	if (sample && (slow || !slow_only) && --v->countdown <= 0) {
-		v->countdown = next_period(v);
-		take_sample(idx, v, pa, qemu_plugin_mem_is_store(info), slow);
+	/* Rate mode counts every access, so that N follows the vCPU's speed. */
+	if (sample && (rate || slow || !slow_only)) {
+		v->counted++;
+		if (--v->countdown <= 0) {
+			v->countdown = next_period(v);
+			if (slow || !slow_only)
+				take_sample(idx, v, pa,
+					    qemu_plugin_mem_is_store(info), slow);
+		}
 	}
 }
 
@@ -304,14 +327,14 @@ static void write_stats(void)
 		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
 			ranges[i].start, ranges[i].end);
 	fprintf(f, "],\n \"sampler\": {\"socket\": %s, \"connected\": %d, "
-		"\"armed\": %d, \"period\": %" PRIu64 ", \"jitter_pct\": %" PRIu64
-		", \"slow_only\": %d, \"user_only\": %d, \"sent\": %" PRIu64
+		"\"armed\": %d, \"period\": %" PRIu64 ", \"rate\": %" PRIu64
+		", \"jitter_pct\": %" PRIu64 ", \"slow_only\": %d, \"user_only\": %d, \"sent\": %" PRIu64
 		", \"dropped_link\": %" PRIu64 ", \"acked\": %" PRIu64
 		", \"acks\": %" PRIu64 ", \"delay_n\": %" PRIu64
 		", \"delay_avg_ms\": %.3f, \"delay_max_ms\": %.3f, "
 		"\"delay_hist_log2_us\": [",
 		sock_path ? "true" : "false", connected, atomic_load(&armed),
-		period, jitter_pct, slow_only, user_only, sent, dropped_link,
+		period, rate, jitter_pct, slow_only, user_only, sent, dropped_link,
 		acked, acks, delay_n,
 		delay_n ? delay_sum_ns / 1e6 / delay_n : 0.0, delay_max_ns / 1e6);
 	for (int i = 0; i < HIST; i++)
@@ -324,9 +347,11 @@ static void write_stats(void)
 		samples += v->samples;
 		fprintf(f, "%s\n  {\"ops\": %" PRIu64 ", \"user_ops\": %" PRIu64
 			", \"slow_ops\": %" PRIu64 ", \"delayed\": %" PRIu64
-			", \"samples\": %" PRIu64 ", \"dropped_ring\": %" PRIu64 "}",
+			", \"samples\": %" PRIu64 ", \"dropped_ring\": %" PRIu64
+			", \"counted\": %" PRIu64 ", \"period\": %" PRIu64 "}",
 			i ? "," : "", v->ops, v->user_ops, v->slow_ops,
-			v->delayed, v->samples, v->dropped_ring);
+			v->delayed, v->samples, v->dropped_ring, v->counted,
+			atomic_load(&v->period));
 	}
 	fprintf(f, "],\n \"ops\": %" PRIu64 ", \"samples\": %" PRIu64 "}\n",
 		ops, samples);
@@ -377,18 +402,63 @@ static void account_delay(uint64_t stamp, uint64_t now)
 	hist[b]++;
 }
 
+/*
+ * Rate mode: the guest reports each vCPU's user time (USER_NS, as the
+ * guest kernel accounts it) every 100 ms or so; N is the vCPU's counted
+ * accesses per second of user time over the last RATE_REPORTS reports,
+ * over the rate, so that it takes @rate samples per second it runs user
+ * code: as IBS counting a CPU's cycles with kernel samples filtered out.
+ * The emulator's own slowdowns then change nothing (a TLB flush is kernel
+ * time; an access that takes longer is in the speed), nor do the guest
+ * kernel's: a vCPU in the kernel half the time gets half the samples, as
+ * with IBS. Less than RATE_MIN_USER_NS of user time: N is kept.
+ */
+static void rate_report(unsigned int idx, uint64_t user_ns)
+{
+	struct vcpu *v;
+	unsigned int cur, old;
+	uint64_t ops, user, n;
+
+	if (idx >= (unsigned int)max_vcpus)
+		return;
+	v = &vcpus[idx];
+	if (rate_reset & (1ULL << (idx % 64))) {
+		rate_reset &= ~(1ULL << (idx % 64));
+		v->rate_reports = 0;
+	}
+	cur = v->rate_reports % RATE_REPORTS;
+	old = v->rate_reports < RATE_REPORTS ? 0 : cur;
+	ops = v->counted - v->rate_counted[old];
+	user = user_ns - v->rate_user[old];
+	v->rate_counted[cur] = v->counted;
+	v->rate_user[cur] = user_ns;
+	v->rate_reports++;
+	if (!rate || v->rate_reports == 1 || user < RATE_MIN_USER_NS ||
+	    user_ns < v->rate_user[old])
+		return;
+	n = (uint64_t)(ops * 1e9 / user / rate);
+	atomic_store_explicit(&v->period, n ? n : 1, memory_order_relaxed);
+}
+
 static void command(char *line)
 {
-	uint64_t a, b, c, d;
+	uint64_t a, b, c, d, e;
+	int n = sscanf(line, "arm %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		       " %" SCNu64, &a, &b, &c, &d, &e);
 
-	if (sscanf(line, "arm %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-		   &a, &b, &c, &d) == 4 && a) {
+	if ((n == 4 || n == 5) && a) {
 		period = a;
 		jitter_pct = b > 100 ? 100 : b;
 		slow_only = !!c;
 		user_only = !!d;
+		rate = n == 5 ? e : 0;
+		for (int i = 0; i < max_vcpus; i++)
+			atomic_store(&vcpus[i].period, a);
+		rate_reset = ~0ULL;
 		atomic_fetch_add(&arm_gen, 1);
 		atomic_store(&armed, 1);
+	} else if (sscanf(line, "user %" SCNu64 " %" SCNu64, &a, &b) == 2) {
+		rate_report(a, b);
 	} else if (!strcmp(line, "disarm")) {
 		atomic_store(&armed, 0);
 	} else if (sscanf(line, "delay %" SCNu64, &a) == 1) {
@@ -568,8 +638,10 @@ bad:
 	if (!vcpus)
 		return -1;
 	memset(vcpus, 0, sizeof(*vcpus) * max_vcpus);
-	for (int i = 0; i < max_vcpus; i++)
+	for (int i = 0; i < max_vcpus; i++) {
 		vcpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1) ^ now_ns();
+		atomic_store(&vcpus[i].period, period);
+	}
 	t_start = now_ns();
 	calibrate_tsc();
 	set_delay(atomic_load(&delay_ns));

@@ -17,9 +17,11 @@
  *	(median of 7 rounds, so that a change of the host's load hits both)
  *   pghot-emu ctl 'COMMAND'
  *	send one command to the plugin (e.g. 'delay 150')
- *   pghot-emu feed [--period N] [--jitter PCT] [--slow-only] [--kernel]
- *		    [--seconds S] [--json FILE]
- *	arm the sampler and report every sample to pghot through
+ *   pghot-emu feed [--period N] [--rate R] [--jitter PCT] [--slow-only]
+ *		    [--kernel] [--seconds S] [--json FILE]
+ *	arm the sampler (every N-th access; with --rate, N follows each
+ *	vCPU's speed so that it takes R samples per second of user time,
+ *	which the feeder reports from /proc/stat every 100 ms) and report every sample to pghot through
  *	/sys/kernel/debug/pghot/inject as PFN:NID (NID: the node of the
  *	sampled vCPU) until SIGTERM/SIGINT or S seconds; then write a JSON
  *	summary with the plugin's statistics before and after.
@@ -576,10 +578,40 @@ static char *plugin_stats(int fd, const char *path, char *rbuf, size_t *rlen)
 	return NULL;
 }
 
+/*
+ * Rate mode: tell the plugin each CPU's user time so far (user + nice in
+ * /proc/stat), from which it sets the CPU's sampling period.
+ */
+static void report_user_time(int fd)
+{
+	static long tck;
+	char line[512], cmd[64];
+	unsigned long long user, nice;
+	FILE *f;
+	int cpu;
+
+	if (!tck)
+		tck = sysconf(_SC_CLK_TCK);
+	f = fopen("/proc/stat", "r");
+	if (!f || tck <= 0)
+		goto out;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu%d %llu %llu", &cpu, &user, &nice) != 3)
+			continue;
+		snprintf(cmd, sizeof(cmd), "user %d %llu\n", cpu,
+			 (user + nice) * (1000000000ULL / tck));
+		send_cmd(fd, cmd);
+	}
+out:
+	if (f)
+		fclose(f);
+}
+
 static int cmd_feed(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "period", required_argument, NULL, 'p' },
+		{ "rate", required_argument, NULL, 'r' },
 		{ "jitter", required_argument, NULL, 'j' },
 		{ "slow-only", no_argument, NULL, 'o' },
 		{ "kernel", no_argument, NULL, 'k' },
@@ -588,10 +620,10 @@ static int cmd_feed(int argc, char **argv)
 		{ "stats", required_argument, NULL, 'S' },
 		{ }
 	};
-	unsigned long period = 10000, jitter = 10;
+	unsigned long period = 10000, jitter = 10, rate = 0;
 	int slow_only = 0, user_only = 1, fd, opt;
 	const char *json = NULL, *stats = getenv("PGHOT_EMU_STATS");
-	double secs = 0, t0, t_end;
+	double secs = 0, t0, t_end, t_user = 0;
 	char cmd[128], *text, *rbuf, *start_stats = NULL, *end_stats;
 	size_t rlen = 0, tlen = 0;
 	uint64_t count = 0, oldest = 0, newest = 0;
@@ -601,6 +633,7 @@ static int cmd_feed(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'p': period = strtoul(optarg, NULL, 0); break;
+		case 'r': rate = strtoul(optarg, NULL, 0); break;
 		case 'j': jitter = strtoul(optarg, NULL, 0); break;
 		case 'o': slow_only = 1; break;
 		case 'k': user_only = 0; break;
@@ -626,8 +659,8 @@ static int cmd_feed(int argc, char **argv)
 	start_stats = plugin_stats(fd, stats, rbuf, &rlen);
 	if (start_stats)
 		start_stats = strdup(start_stats);
-	snprintf(cmd, sizeof(cmd), "arm %lu %lu %d %d\n", period, jitter,
-		 slow_only, user_only);
+	snprintf(cmd, sizeof(cmd), "arm %lu %lu %d %d %lu\n", period, jitter,
+		 slow_only, user_only, rate);
 	send_cmd(fd, cmd);
 	t0 = now_s();
 	t_end = secs > 0 ? t0 + secs : 0;
@@ -636,6 +669,11 @@ static int cmd_feed(int argc, char **argv)
 	while (!stop && (!t_end || now_s() < t_end)) {
 		ssize_t n;
 		int ready = poll(&p, 1, tlen ? 0 : 50);
+
+		if (rate && now_s() >= t_user + 0.1) {
+			t_user = now_s();
+			report_user_time(fd);
+		}
 
 		if (ready > 0) {
 			n = read(fd, rbuf + rlen, 4096 * sizeof(struct emu_rec) - rlen);
@@ -704,11 +742,11 @@ static int cmd_feed(int argc, char **argv)
 	out = json ? fopen(json, "w") : stdout;
 	if (!out)
 		die("cannot write %s", json);
-	fprintf(out, "{\"period\": %lu, \"jitter_pct\": %lu, \"slow_only\": %d, "
-		"\"user_only\": %d, \"seconds\": %.3f, \"records\": %llu, "
+	fprintf(out, "{\"period\": %lu, \"rate\": %lu, \"jitter_pct\": %lu, "
+		"\"slow_only\": %d, \"user_only\": %d, \"seconds\": %.3f, \"records\": %llu, "
 		"\"samples\": %llu, \"injected\": %llu, \"rejected\": %llu, "
 		"\"inject_writes\": %llu, \"bad_records\": %llu, \"per_vcpu\": [",
-		period, jitter, slow_only, user_only, t_end - t0,
+		period, rate, jitter, slow_only, user_only, t_end - t0,
 		(unsigned long long)fs.records, (unsigned long long)fs.samples,
 		(unsigned long long)fs.injected, (unsigned long long)fs.rejected,
 		(unsigned long long)fs.writes, (unsigned long long)fs.bad_records);
