@@ -88,6 +88,7 @@ struct vcpu {
 	/* I/O thread: counted and user ns at the last RATE_REPORTS reports. */
 	uint64_t rate_counted[RATE_REPORTS], rate_user[RATE_REPORTS];
 	unsigned int rate_reports;
+	uint32_t rate_gen;		/* the arm they belong to */
 	/* Single producer (vCPU), single consumer (I/O thread). */
 	_Atomic uint32_t head, tail;
 	struct emu_rec ring[RING];
@@ -111,7 +112,6 @@ static _Atomic int armed;
 static _Atomic uint32_t arm_gen;
 static _Atomic uint32_t seq;
 static uint64_t period = 10000, jitter_pct = 10, rate;
-static uint64_t rate_reset;	/* I/O thread: vCPUs armed again (bits) */
 static int slow_only, user_only = 1;
 
 /* I/O thread state. */
@@ -404,7 +404,8 @@ static void account_delay(uint64_t stamp, uint64_t now)
 
 /*
  * Rate mode: the guest reports each vCPU's user time (USER_NS, as the
- * guest kernel accounts it) every 100 ms or so; N is the vCPU's counted
+ * guest kernel accounts it; VCPU is the guest's CPU number, which is
+ * QEMU's vCPU index in the test VM) every 100 ms or so; N is the vCPU's counted
  * accesses per second of user time over the last RATE_REPORTS reports,
  * over the rate, so that it takes @rate samples per second it runs user
  * code: as IBS counting a CPU's cycles with kernel samples filtered out.
@@ -415,15 +416,18 @@ static void account_delay(uint64_t stamp, uint64_t now)
  */
 static void rate_report(unsigned int idx, uint64_t user_ns)
 {
-	struct vcpu *v;
+	uint32_t gen = atomic_load(&arm_gen);
 	unsigned int cur, old;
 	uint64_t ops, user, n;
+	struct vcpu *v;
 
 	if (idx >= (unsigned int)max_vcpus)
 		return;
 	v = &vcpus[idx];
-	if (rate_reset & (1ULL << (idx % 64))) {
-		rate_reset &= ~(1ULL << (idx % 64));
+	/* Armed again, or the guest's count went back: start over. */
+	if (v->rate_gen != gen || (v->rate_reports && user_ns <
+	    v->rate_user[(v->rate_reports - 1) % RATE_REPORTS])) {
+		v->rate_gen = gen;
 		v->rate_reports = 0;
 	}
 	cur = v->rate_reports % RATE_REPORTS;
@@ -432,9 +436,7 @@ static void rate_report(unsigned int idx, uint64_t user_ns)
 	user = user_ns - v->rate_user[old];
 	v->rate_counted[cur] = v->counted;
 	v->rate_user[cur] = user_ns;
-	v->rate_reports++;
-	if (!rate || v->rate_reports == 1 || user < RATE_MIN_USER_NS ||
-	    user_ns < v->rate_user[old])
+	if (!v->rate_reports++ || !rate || user < RATE_MIN_USER_NS)
 		return;
 	n = (uint64_t)(ops * 1e9 / user / rate);
 	atomic_store_explicit(&v->period, n ? n : 1, memory_order_relaxed);
@@ -454,7 +456,6 @@ static void command(char *line)
 		rate = n == 5 ? e : 0;
 		for (int i = 0; i < max_vcpus; i++)
 			atomic_store(&vcpus[i].period, a);
-		rate_reset = ~0ULL;
 		atomic_fetch_add(&arm_gen, 1);
 		atomic_store(&armed, 1);
 	} else if (sscanf(line, "user %" SCNu64 " %" SCNu64, &a, &b) == 2) {
