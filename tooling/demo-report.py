@@ -202,6 +202,12 @@ def summarise(scenario, config, rs, failed):
                 l["cold_top_mixed"] / (l["cold_top_mixed"] + l["cold_top_pure"])
                 if l["cold_top_mixed"] + l["cold_top_pure"] else None
                 for l in lays]
+            # The warm pages in regions without hot pages: what a rule
+            # that judges regions can tell apart; their share promoted.
+            row["warm_up_pure_runs"] = [
+                l["cold_top_pure"] / (r["cold_pages"] - l["cold_pages_mixed"])
+                if r["cold_pages"] > l["cold_pages_mixed"] else None
+                for l, r in zip(lays, rs)]
     return row
 
 
@@ -295,13 +301,15 @@ def sampled_table(rows):
         return
     pct = lambda v: "-" if v is None else f"{100.0 * v:.1f}"
     print("\nwarm set per run: promoted %, in regions shared with hot pages %,"
-          "\nof the promoted the % from such regions")
+          "\nof the promoted the % from such regions, of the warm pages in"
+          "\nregions without hot pages the % promoted")
     for r in lay:
-        runs = zip(r["warm_up_runs"],
-                   r.get("warm_mixed_runs") or [None] * r["runs"],
-                   r.get("warm_up_from_mixed_runs") or [None] * r["runs"])
+        none = [None] * r["runs"]
+        runs = zip(r["warm_up_runs"], r.get("warm_mixed_runs") or none,
+                   r.get("warm_up_from_mixed_runs") or none,
+                   r.get("warm_up_pure_runs") or none)
         print(f"{r['label']:13}" + "   ".join(
-            f"{pct(u)}/{pct(m)}/{pct(f)}" for u, m, f in runs))
+            f"{pct(u)}/{pct(m)}/{pct(f)}/{pct(p)}" for u, m, f, p in runs))
 
 
 def median_run(rs):
