@@ -21,7 +21,8 @@
  *		    [--kernel] [--seconds S] [--json FILE]
  *	arm the sampler (every N-th access; with --rate, N follows each
  *	vCPU's speed so that it takes R samples per second of user time,
- *	which the feeder reports from /proc/stat every 100 ms) and report every sample to pghot through
+ *	which the feeder reports from /proc/stat every 100 ms) and report
+ *	every sample to pghot through
  *	/sys/kernel/debug/pghot/inject as PFN:NID (NID: the node of the
  *	sampled vCPU) until SIGTERM/SIGINT or S seconds; then write a JSON
  *	summary with the plugin's statistics before and after.
@@ -624,7 +625,7 @@ static int cmd_feed(int argc, char **argv)
 	int slow_only = 0, user_only = 1, fd, opt;
 	const char *json = NULL, *stats = getenv("PGHOT_EMU_STATS");
 	double secs = 0, t0, t_end, t_user = 0;
-	char cmd[128], *text, *rbuf, *start_stats = NULL, *end_stats;
+	char cmd[128], *text, *rbuf, *start_stats = NULL, *end_stats, *end;
 	size_t rlen = 0, tlen = 0;
 	uint64_t count = 0, oldest = 0, newest = 0;
 	struct pollfd p;
@@ -633,7 +634,12 @@ static int cmd_feed(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'p': period = strtoul(optarg, NULL, 0); break;
-		case 'r': rate = strtoul(optarg, NULL, 0); break;
+		case 'r':
+			rate = strtoul(optarg, &end, 0);
+			if (end == optarg || *end)
+				die("--rate takes samples per second, not %s",
+				    optarg);
+			break;
 		case 'j': jitter = strtoul(optarg, NULL, 0); break;
 		case 'o': slow_only = 1; break;
 		case 'k': user_only = 0; break;
