@@ -306,18 +306,22 @@ static int offline_block(const char *block)
  * accesses and kmigrated promotes while blocks come and go. Writes a byte
  * to @ready once its first buffer is in place (slow memory, e.g. a CXL
  * window that an emulator runs as I/O memory, can take many seconds).
- * Runs until killed.
+ * Each buffer is touched for LOAD_ROUND_MS, or for as long as placing it
+ * took if that is longer: on such memory the load would otherwise spend
+ * nearly all its time placing, and NUMA balancing might not reach a
+ * buffer before it goes. Runs until killed.
  */
 static void run_load(int cpu_node, int nid, int ready)
 {
 	struct region rg;
-	double start;
+	double start, touch_s;
 
 	if (numa_run_on_node(cpu_node))
 		_exit(1);
 	for (;;) {
 		char *buf = map_small_pages(LOAD_SIZE);
 
+		start = now_s();
 		if (!buf || region_init(&rg, buf, LOAD_SIZE) ||
 		    place_on_node(&rg, nid))
 			_exit(1);
@@ -327,8 +331,11 @@ static void run_load(int cpu_node, int nid, int ready)
 			close(ready);
 			ready = -1;
 		}
+		touch_s = now_s() - start;
+		if (touch_s < LOAD_ROUND_MS / 1000.0)
+			touch_s = LOAD_ROUND_MS / 1000.0;
 		start = now_s();
-		while ((now_s() - start) * 1000 < LOAD_ROUND_MS)
+		while (now_s() - start < touch_s)
 			touch_region(&rg);
 		unmap_region(&rg);
 	}
