@@ -111,9 +111,9 @@ sampled_shape() {	# shape: the benchmark's set options
 # are in place: shape config rep rate duration. The sampler takes rate
 # samples per second of the benchmark CPU's user time, whatever the
 # emulator's speed (pghot-emu feed --rate; a CPU's IBS rate does not fall
-# when TCG flushes its TLB), and only node-2 ones are sent, as an L3-miss filter would pass
-# the benchmark's and not the feeder's own. The feeder does not run on the
-# benchmark's CPU (node 0's).
+# when TCG flushes its TLB), and only node-2 ones are sent, as an L3-miss
+# filter would pass the benchmark's and not the feeder's own. The feeder
+# does not run on the benchmark's CPU (node 0's).
 sampled_run() {
 	local shape=$1 c=$2 r=$3 rate=$4 dur=$5 feed rc=0
 	rm -f /tmp/ready
