@@ -66,6 +66,8 @@
 #define INJECT_PATH		PGHOT_DIR "inject"
 #define INJECT_MAX		(60 * 1024)	/* bytes per write() */
 #define INJECT_TOKEN_MAX	20	/* "0x" + 16 hex digits + ' ' + NUL */
+#define SPLIT_PATH		"/sys/kernel/debug/split_huge_pages"
+#define BLOCK_SZ		(2UL << MIB_SHIFT)	/* --blocks */
 
 #define EXIT_USAGE		1
 #define EXIT_SETUP		2
@@ -132,6 +134,7 @@ struct options {
 	int hog_locked;
 	unsigned long long inject_rounds;
 	unsigned long long inject_interval_ms;
+	int blocks;
 };
 
 /* A set of 4K pages in one anonymous mapping. */
@@ -140,6 +143,7 @@ struct set {
 	char *buf;
 	size_t size;
 	unsigned long nr;
+	unsigned long long huge_kb;	/* --blocks: faulted in as THP */
 };
 
 /*
@@ -334,7 +338,7 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_READY_FILE, OPT_WARM_RATIO, OPT_HELP,
+	OPT_READY_FILE, OPT_WARM_RATIO, OPT_BLOCKS, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -358,6 +362,7 @@ static const struct option long_opts[] = {
 	{ "inject-rounds",	required_argument, NULL, OPT_INJECT_ROUNDS },
 	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
+	{ "blocks",		no_argument,       NULL, OPT_BLOCKS },
 	{ "help",		no_argument,       NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -396,6 +401,10 @@ static const char usage_text[] =
 	"  --inject-interval-ms I  between rounds (default 1000)\n"
 	"  --ready-file FILE       create FILE when the sets are placed and the\n"
 	"                          run starts (to start an outside sampler)\n"
+	"  --blocks                place each set in 2 MiB blocks of its own, as\n"
+	"                          on memory nothing has used before: fault the\n"
+	"                          sets in as THP and split the THPs in place\n"
+	"                          (needs THP and " SPLIT_PATH ", root)\n"
 	"  --help                  this text\n"
 	"\n"
 	"Exit status: 0 done, 1 bad option, 2 the system cannot run it.\n";
@@ -512,6 +521,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_READY_FILE:
 			o->ready_file = optarg;
+			break;
+		case OPT_BLOCKS:
+			o->blocks = 1;
 			break;
 		case OPT_JSON:
 			if (!*optarg)
@@ -636,20 +648,94 @@ static int read_counters(struct counters *c)
 
 /* ---- placement ---- */
 
-/* An anonymous mapping of @mb MiB kept out of THP: accesses are per 4K. */
-static void map_set(struct set *s, const char *name, unsigned long long mb)
+/*
+ * An anonymous mapping of @mb MiB, kept out of THP (accesses are per 4K),
+ * unless @blocks: then aligned to 2 MiB and THP, for place_set() to fault
+ * it in by blocks and split them.
+ */
+static void map_set(struct set *s, const char *name, unsigned long long mb,
+		    int blocks)
 {
+	size_t len;
+	char *p, *a;
+
 	s->name = name;
 	s->size = (size_t)mb << MIB_SHIFT;
 	s->nr = s->size / PAGE_SZ;
-	s->buf = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->buf == MAP_FAILED)
+	len = s->size + (blocks ? BLOCK_SZ : 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		die(EXIT_SETUP, "mmap of the %s set (%llu MiB): %s", name, mb,
 		    strerror(errno));
-	/* EINVAL: a kernel without THP, which is just as good. */
-	if (madvise(s->buf, s->size, MADV_NOHUGEPAGE) && errno != EINVAL)
+	a = p;
+	if (blocks) {
+		/* Keep the aligned middle, unmap the slack on both sides. */
+		a = (char *)(((unsigned long)p + BLOCK_SZ - 1) & ~(BLOCK_SZ - 1));
+		if (a > p)
+			munmap(p, a - p);
+		if (p + len > a + s->size)
+			munmap(a + s->size, p + len - (a + s->size));
+		if (madvise(a, s->size, MADV_HUGEPAGE))
+			die(EXIT_SETUP, "--blocks: madvise(MADV_HUGEPAGE): %s (no THP?)",
+			    strerror(errno));
+	} else if (madvise(a, s->size, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		/* EINVAL: a kernel without THP, which is just as good. */
 		die(EXIT_SETUP, "madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	}
+	s->buf = a;
+}
+
+/* This process's PMD-mapped THP (AnonHugePages), in kB. */
+static unsigned long long anon_huge_kb(void)
+{
+	unsigned long long kb;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		die(EXIT_SETUP, "/proc/self/smaps_rollup: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			fclose(f);
+			return kb;
+		}
+	}
+	fclose(f);
+	die(EXIT_SETUP, "no AnonHugePages in /proc/self/smaps_rollup");
+}
+
+/*
+ * --blocks: @s was just faulted in, as THP where the node had free 2 MiB
+ * blocks (@huge0: this process's THP before). Split the THPs into 4K
+ * pages where they lie, so that each set has regions of its own and is
+ * promoted page by page, and keep khugepaged from collapsing them again.
+ */
+static void split_set(struct set *s, unsigned long long huge0)
+{
+	unsigned long long huge = anon_huge_kb();
+	char cmd[96];
+	int fd, len;
+
+	s->huge_kb = huge > huge0 ? huge - huge0 : 0;
+	if (!s->huge_kb)
+		die(EXIT_SETUP,
+		    "--blocks: no THP in the %s set (transparent_hugepage/enabled never, or no free 2 MiB block on the node?)",
+		    s->name);
+	len = snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", (int)getpid(),
+		       (unsigned long)s->buf, (unsigned long)(s->buf + s->size));
+	fd = open(SPLIT_PATH, O_WRONLY);
+	if (fd < 0 || write(fd, cmd, len) != len)
+		die(EXIT_SETUP, "--blocks: splitting the %s set through %s: %s",
+		    s->name, SPLIT_PATH, strerror(errno));
+	close(fd);
+	if (madvise(s->buf, s->size, MADV_NOHUGEPAGE))
+		die(EXIT_SETUP, "madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	huge = anon_huge_kb();
+	if (huge > huge0)
+		die(EXIT_SETUP, "--blocks: %llu kB of THP left after the split of the %s set",
+		    huge - huge0, s->name);
 }
 
 static int set_policy(const struct set *s, int mode, int node)
@@ -666,26 +752,35 @@ static int set_policy(const struct set *s, int mode, int node)
 	return ret;
 }
 
+/*
+ * Fault every page of @s in. Nonzero: splitting a THP maps the shared zero
+ * page where a 4K page holds only zeroes (--blocks).
+ */
 static void touch_set(const struct set *s)
 {
 	unsigned long i;
 
 	for (i = 0; i < s->nr; i++)
-		__atomic_store_n((unsigned long *)(s->buf + i * PAGE_SZ), i,
+		__atomic_store_n((unsigned long *)(s->buf + i * PAGE_SZ), i + 1,
 				 __ATOMIC_RELAXED);
 }
 
 /*
- * Fault @s in on @node. Unless @keep_bound, drop the policy afterwards:
+ * Fault @s in on @node (by 2 MiB blocks if @blocks, see split_set()).
+ * Unless @keep_bound, drop the policy afterwards:
  * NUMA balancing does not scan MPOL_BIND ranges, and the point is to let
  * it (or pghot) move the pages.
  */
-static void place_set(const struct set *s, int node, int keep_bound)
+static void place_set(struct set *s, int node, int keep_bound, int blocks)
 {
+	unsigned long long huge0 = blocks ? anon_huge_kb() : 0;
+
 	if (set_policy(s, MPOL_BIND, node))
 		die(EXIT_SETUP, "mbind(MPOL_BIND, node %d) of the %s set: %s",
 		    node, s->name, strerror(errno));
 	touch_set(s);
+	if (blocks)
+		split_set(s, huge0);
 	if (!keep_bound && set_policy(s, MPOL_DEFAULT, 0))
 		die(EXIT_SETUP, "mbind(MPOL_DEFAULT) of the %s set: %s",
 		    s->name, strerror(errno));
@@ -802,8 +897,8 @@ static void place_all(struct bench *b)
 	 * may still demote it like any cold memory, unless it is locked.
 	 */
 	if (o->hog_mb) {
-		map_set(&b->hog, "hog", o->hog_mb);
-		place_set(&b->hog, o->hog_node, 1);
+		map_set(&b->hog, "hog", o->hog_mb, 0);
+		place_set(&b->hog, o->hog_node, 1, 0);
 		if (o->hog_locked && mlock(b->hog.buf, b->hog.size))
 			die(EXIT_SETUP, "mlock of the %llu MiB hog: %s (RLIMIT_MEMLOCK?)",
 			    o->hog_mb, strerror(errno));
@@ -815,11 +910,11 @@ static void place_all(struct bench *b)
 	}
 
 	check_free(o);
-	map_set(&b->hot, "hot", o->hot_mb);
-	place_set(&b->hot, o->mem_node, 0);
+	map_set(&b->hot, "hot", o->hot_mb, o->blocks);
+	place_set(&b->hot, o->mem_node, 0, o->blocks);
 	if (o->cold_mb) {
-		map_set(&b->cold, "cold", o->cold_mb);
-		place_set(&b->cold, o->mem_node, 0);
+		map_set(&b->cold, "cold", o->cold_mb, o->blocks);
+		place_set(&b->cold, o->mem_node, 0, o->blocks);
 	}
 	check_placed(b, &b->hot, o->mem_node);
 	if (o->cold_mb)
@@ -1115,6 +1210,21 @@ static void layout_final(struct bench *b)
 				l->cold_top_pure++;
 		}
 	}
+}
+
+/* --blocks: the share of each set that was faulted in as 2 MiB blocks. */
+static void json_blocks(FILE *f, const struct bench *b)
+{
+	if (!b->opt.blocks) {
+		fputs("  \"blocks_pct\": null,\n", f);
+		return;
+	}
+	fprintf(f, "  \"blocks_pct\": {\"hot\": %.1f, \"cold\": ",
+		100.0 * (b->hot.huge_kb << 10) / b->hot.size);
+	if (b->cold.size)
+		fprintf(f, "%.1f},\n", 100.0 * (b->cold.huge_kb << 10) / b->cold.size);
+	else
+		fputs("null},\n", f);
 }
 
 static void json_layout(FILE *f, const struct layout *l)
@@ -1414,7 +1524,8 @@ static void json_params(FILE *f, const struct options *o)
 		o->cpu_node, o->mem_node);
 	fprintf(f, "\"hot_mb\": %llu, \"cold_mb\": %llu, \"cold_interval_ms\": %llu, ",
 		o->hot_mb, o->cold_mb, o->cold_interval_ms);
-	fprintf(f, "\"warm_ratio\": %llu, ", o->warm_ratio);
+	fprintf(f, "\"warm_ratio\": %llu, \"blocks\": %s, ", o->warm_ratio,
+		o->blocks ? "true" : "false");
 	fprintf(f, "\"threads\": %u, ", o->threads);
 	if (o->accesses)
 		fprintf(f, "\"accesses\": %llu, \"duration_s\": null, ",
@@ -1542,6 +1653,7 @@ static void print_json(FILE *f, const struct bench *b,
 		fputs("  \"kmigrated_cpu_s\": null,\n", f);
 	json_nodes(f, b);
 	json_layout(f, &b->layout);
+	json_blocks(f, b);
 	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, ", CHURN_WINDOW_S,
 		b->churn.up);
 	fprintf(f, "\"down\": %llu, \"down_within_window\": %llu},\n",
