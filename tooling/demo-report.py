@@ -191,6 +191,9 @@ def summarise(scenario, config, rs, failed):
         if rs[0]["cold_pages"]:
             row["warm_up_runs"] = [r["promoted_cold_pages"] / r["cold_pages"]
                                    for r in rs]
+        # pghot-bench --blocks: the share of each set in whole 2 MiB
+        # blocks, per run (None: placed by the allocator as it came).
+        row["blocks_runs"] = [r.get("blocks_pct") for r in rs]
         lays = [r.get("layout") for r in rs]
         if rs[0]["cold_pages"] and all(lays):
             # How the warm set lay against the hot set, per run: the
@@ -296,6 +299,16 @@ def sampled_table(rows):
           "   samples over the page-seconds the sets spent on the lower tier;\n"
           "   rate/s: the sampler's samples per second of user time on the\n"
           "   benchmark's CPU, node 2 or not, or Pn: every n-th node-2 access)")
+    blocks = [b for r in rows for b in r.get("blocks_runs") or [None]]
+    if blocks and all(blocks):
+        shares = [v for b in blocks for v in b.values() if v is not None]
+        print(f"  (each set in 2 MiB blocks of its own, pghot-bench --blocks: "
+              f"{min(shares):.1f}-{max(shares):.1f}% of a set's pages)")
+    elif any(blocks):
+        print("  (some runs with pghot-bench --blocks, some without)")
+    else:
+        print("  (sets placed by the allocator: the runs before decide how"
+              " they share regions)")
     lay = [r for r in rows if r.get("warm_up_runs")]
     if not lay:
         return

@@ -18,7 +18,8 @@
 #   DEMO_SAMPLED_OTHER_REPS (runs at the other densities, default
 #   DEMO_REPS), DEMO_SAMPLED_CONFIGS ('P1 P2 A1 A2 S1 S2'),
 #   DEMO_SAMPLED_MB=64,
-#   DEMO_WARM_RATIO=10, DEMO_SAMPLED_DURATION=60
+#   DEMO_WARM_RATIO=10, DEMO_SAMPLED_DURATION=60, DEMO_SAMPLED_BLOCKS=1
+#   (each set in 2 MiB blocks of its own; 0: as the allocator places it)
 #   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
 #   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
@@ -86,6 +87,7 @@ demo_boot_once() {	# scenarios vmdir [vm.sh environment...]
 		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}' \
 		 DEMO_SAMPLED_MB=${DEMO_SAMPLED_MB:-64} DEMO_WARM_RATIO=${DEMO_WARM_RATIO:-10} \
 		 DEMO_SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60} \
+		 DEMO_SAMPLED_BLOCKS=${DEMO_SAMPLED_BLOCKS:-1} \
 		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"
 }
 [ -z "$small" ] || demo_boot "$small" "$OUT/vm-demo"
