@@ -4,7 +4,8 @@
 # VM_SAMPLER=1; vm.sh has calibrated the slow memory already). Checks that
 # the plugin slows exactly node 2's memory by the configured ratio (+-20%),
 # that its samples reach pghot (pghot_reported_hwhints) and that the
-# sampler's rate mode holds its rate at two speeds. Ends with
+# sampler's rate mode holds its rate at two speeds, and that the feeder
+# refuses bad options. Ends with
 # "emu: N passed, N failed".
 set -uo pipefail
 : "${PGHOT_EMU:?not booted with VM_SLOWMEM/VM_SAMPLER}" "${PGHOT_EMU_STATS:?}"
@@ -151,6 +152,20 @@ sys.exit(0 if ok else 1)
 PY
 then ok sampler-rate "rate mode holds the samples per second of user time at two speeds"
 else nok sampler-rate "rate mode does not hold the samples per second, or the speeds did not differ"
+fi
+
+# 6. The feeder refuses bad options before it arms anything: it exits 2 at
+# once (one that took them would feed until timeout stops it, exit 124).
+bad=
+for opt in "--period x" "--period 10k" "--period 0" "--rate -5" \
+	"--rate 2e3" "--jitter 101" "--jitter +1"; do
+	# shellcheck disable=SC2086
+	timeout 10 "$PGHOT_EMU" feed $opt --seconds 1 2>/dev/null
+	rc=$?
+	[ $rc = 2 ] || bad="$bad '$opt' (exit $rc)"
+done
+if [ -z "$bad" ]; then ok feed-options "feed refuses bad numbers"
+else nok feed-options "feed took$bad"
 fi
 echo "emu: $pass passed, $fail failed"
 [ $fail = 0 ]

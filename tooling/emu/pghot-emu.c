@@ -593,9 +593,8 @@ static void report_user_time(int fd)
 
 	if (!tck)
 		tck = sysconf(_SC_CLK_TCK);
-	f = fopen("/proc/stat", "r");
-	if (!f || tck <= 0)
-		goto out;
+	if (tck <= 0 || !(f = fopen("/proc/stat", "r")))
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "cpu%d %llu %llu", &cpu, &user, &nice) != 3)
 			continue;
@@ -603,9 +602,23 @@ static void report_user_time(int fd)
 			 (user + nice) * (1000000000ULL / tck));
 		send_cmd(fd, cmd);
 	}
-out:
-	if (f)
-		fclose(f);
+	fclose(f);
+}
+
+/* The number @arg of option @name, or die: no sign, nothing after it. */
+static unsigned long parse_ulong(const char *name, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (end == arg || *end || errno || *arg == '-' || *arg == '+') {
+		fprintf(stderr, "pghot-emu: %s takes a number, not '%s'\n",
+			name, arg);
+		exit(2);
+	}
+	return v;
 }
 
 static int cmd_feed(int argc, char **argv)
@@ -625,7 +638,7 @@ static int cmd_feed(int argc, char **argv)
 	int slow_only = 0, user_only = 1, fd, opt;
 	const char *json = NULL, *stats = getenv("PGHOT_EMU_STATS");
 	double secs = 0, t0, t_end, t_user = 0;
-	char cmd[128], *text, *rbuf, *start_stats = NULL, *end_stats, *end;
+	char cmd[128], *text, *rbuf, *start_stats = NULL, *end_stats;
 	size_t rlen = 0, tlen = 0;
 	uint64_t count = 0, oldest = 0, newest = 0;
 	struct pollfd p;
@@ -633,14 +646,9 @@ static int cmd_feed(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'p': period = strtoul(optarg, NULL, 0); break;
-		case 'r':
-			rate = strtoul(optarg, &end, 0);
-			if (end == optarg || *end)
-				die("--rate takes samples per second, not %s",
-				    optarg);
-			break;
-		case 'j': jitter = strtoul(optarg, NULL, 0); break;
+		case 'p': period = parse_ulong("--period", optarg); break;
+		case 'r': rate = parse_ulong("--rate", optarg); break;
+		case 'j': jitter = parse_ulong("--jitter", optarg); break;
 		case 'o': slow_only = 1; break;
 		case 'k': user_only = 0; break;
 		case 's': secs = atof(optarg); break;
@@ -651,6 +659,8 @@ static int cmd_feed(int argc, char **argv)
 	}
 	if (!period)
 		die("--period must be at least 1%s", "");
+	if (jitter > 100)
+		die("--jitter is a percentage of the period, at most 100%s", "");
 	read_cpu_nodes();
 	inject_fd = open(INJECT, O_WRONLY);
 	if (inject_fd < 0)
