@@ -69,11 +69,12 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 /*
  * Count a hardware sample of @pfn (a folio's head on tracked node @nid) in
  * its region, see rule.c. Return: the frequency the page needs, given the
- * region's verdict; *@turned_hot if this sample made the region hot.
+ * region's verdict; *@turned_hot if this sample made the region hot,
+ * *@rest if it is time to look for the region's last pages.
  */
 static unsigned int pghot_region_sample(int nid, unsigned long pfn,
 					unsigned long now, unsigned int threshold,
-					bool *turned_hot)
+					bool *turned_hot, bool *rest)
 {
 	unsigned int ms = READ_ONCE(pghot_hwhint_region_ms);
 	enum pghot_region_verdict verdict = PGHOT_REGION_UNKNOWN;
@@ -87,7 +88,8 @@ static unsigned int pghot_region_sample(int nid, unsigned long pfn,
 	};
 
 	*turned_hot = false;
-	if (!ms || pghot_region_touch(nid, pfn, &r, &verdict, turned_hot))
+	*rest = false;
+	if (!ms || pghot_region_touch(nid, pfn, &r, &verdict, turned_hot, rest))
 		return threshold;
 	return pghot_region_threshold(threshold, verdict);
 }
@@ -132,6 +134,59 @@ static void pghot_region_promote(struct folio *folio, int nid, int target,
 	}
 }
 
+/*
+ * The samples of the hot region of @folio (sampled, on tracked node @nid)
+ * have made nearly all of its pages ready one by one (see
+ * pghot_region_rest_due()): if no more than 1/2^PGHOT_REGION_REST_SHIFT
+ * of the region's pages of the same owner are left that are not ready,
+ * and no more pages of other owners, make those last pages ready too. A
+ * region with more of them (e.g. a warm set beside a hot one) stays as
+ * it is: its samples have not shown that all of it is hot.
+ */
+static void pghot_region_promote_rest(struct folio *folio, int nid,
+				      int target)
+{
+	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
+	unsigned long rest[PGHOT_REGION_PAGES >> PGHOT_REGION_REST_SHIFT];
+	struct address_space *owner = READ_ONCE(folio->mapping);
+	unsigned int nr = 0, others = 0, i;
+	unsigned long pfn;
+
+	for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
+		struct page *page = pfn_to_online_page(pfn);
+		bool stop = false;
+		struct folio *f;
+
+		if (!page || page_to_nid(page) != nid)
+			continue;
+		f = page_folio(page);
+		/* A large folio counts once, at its head. */
+		if (f == folio || folio_pfn(f) != pfn || !folio_try_get(f))
+			continue;
+		if (page_folio(page) == f && folio_test_lru(f)) {
+			if (READ_ONCE(f->mapping) != owner) {
+				stop = ++others > ARRAY_SIZE(rest);
+			} else if (!pghot_record_is_ready(nid, pfn)) {
+				if (nr < ARRAY_SIZE(rest))
+					rest[nr++] = pfn;
+				else
+					stop = true;
+			}
+		}
+		folio_put(f);
+		if (stop)
+			return;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!pghot_record_mark(nid, rest[i], target, 0))
+			continue;
+		count_vm_event(PGHOT_READY);
+		count_vm_event(PGHOT_REGION_READY);
+		trace_pghot_ready(rest[i], nid, target, PGHOT_HWHINTS);
+		pghot_queue_ready(nid, rest[i], target, 0);
+	}
+}
+
 static int pghot_record_access_in(unsigned long pfn, int nid,
 				  enum pghot_src src, unsigned long now,
 				  unsigned int sources);
@@ -167,7 +222,7 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 				  unsigned int sources)
 {
 	unsigned int threshold, need;
-	bool turned_hot = false;
+	bool turned_hot = false, rest = false;
 	struct folio *folio;
 	struct page *page;
 	int pnid, target, ret;
@@ -208,10 +263,12 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 	need = threshold;
 	if (src == PGHOT_HWHINTS)
 		need = pghot_region_sample(pnid, folio_pfn(folio), now,
-					   threshold, &turned_hot);
+					   threshold, &turned_hot, &rest);
 	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, need, 0);
 	if (!ret && turned_hot)
 		pghot_region_promote(folio, pnid, target, threshold);
+	else if (!ret && rest)
+		pghot_region_promote_rest(folio, pnid, target);
 put:
 	folio_put(folio);
 	return ret;

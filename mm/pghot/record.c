@@ -319,17 +319,20 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
  * @r: the sample; a time in the future counts as now
  * @verdict: set to what the region's samples say, see pghot_update_region()
  * @turned_hot: set to true if this sample made the region hot
+ * @rest: set to true if it is time to look for the region's last pages,
+ *	see pghot_region_rest_due()
  *
- * Return: 0, or -ENOENT when @pfn has no record (@verdict and @turned_hot
- * are then left alone).
+ * Return: 0, or -ENOENT when @pfn has no record (@verdict, @turned_hot
+ * and @rest are then left alone).
  */
 int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
-		       enum pghot_region_verdict *verdict, bool *turned_hot)
+		       enum pghot_region_verdict *verdict, bool *turned_hot,
+		       bool *rest)
 {
 	struct pghot_region_sample at = *r;
 	struct pghot_section *s;
-	u64 *reg, *ref, old;
+	u64 *reg, *ref, old, new;
 	u32 rate = 0;
 	int ret = -ENOENT;
 
@@ -345,10 +348,11 @@ int pghot_region_touch(int nid, unsigned long pfn,
 						at.window);
 		reg = &s->regions[pghot_idx(pfn) >> PGHOT_REGION_ORDER];
 		old = READ_ONCE(*reg);
-		while (!try_cmpxchg(reg, &old,
-				    pghot_update_region(old, &at, verdict,
-							turned_hot, &rate)))
-			;
+		do {
+			new = pghot_update_region(old, &at, verdict, turned_hot,
+						  &rate);
+		} while (!try_cmpxchg(reg, &old, new));
+		*rest = pghot_region_rest_due(new, at.pages);
 		if (rate) {
 			old = READ_ONCE(*ref);
 			while (!try_cmpxchg(ref, &old,
@@ -429,6 +433,29 @@ bool pghot_record_mark(int nid, unsigned long pfn, int target,
 	}
 	rcu_read_unlock();
 	return marked;
+}
+
+/**
+ * pghot_record_is_ready - is @pfn waiting for kmigrated?
+ * @nid: the node of @pfn
+ * @pfn: page frame number (of the folio's head page)
+ *
+ * Return: true if the page's record says ready; false if not, or if it
+ * has no record.
+ */
+bool pghot_record_is_ready(int nid, unsigned long pfn)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_section *s;
+	bool ready = false;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s)
+		ready = pghot_rec_ready(l, rec_load(l, s->records,
+						    pghot_idx(pfn)));
+	rcu_read_unlock();
+	return ready;
 }
 
 static bool pghot_section_take_ready(struct pghot_section *s,

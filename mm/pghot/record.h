@@ -41,11 +41,13 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
 		       unsigned int *res);
 int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
-		       enum pghot_region_verdict *verdict, bool *turned_hot);
+		       enum pghot_region_verdict *verdict, bool *turned_hot,
+		       bool *rest);
 u32 pghot_region_ref(int nid, unsigned long window);
 void pghot_region_ref_reset(void);
 bool pghot_record_mark(int nid, unsigned long pfn, int target,
 		       unsigned int min_freq);
+bool pghot_record_is_ready(int nid, unsigned long pfn);
 bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec);
 void pghot_record_defer(int nid, unsigned long pfn, int target);
 unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,

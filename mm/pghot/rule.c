@@ -361,6 +361,33 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 }
 
 /**
+ * pghot_region_rest_due - look for the last pages of a hot region?
+ * @rec: the region record after a sample, see pghot_update_region()
+ * @pages: pages per region
+ *
+ * In a hot region every sample makes its page ready, so its count is about
+ * the number of its pages that were sampled and left. Once the count
+ * reaches all but 1/2^PGHOT_REGION_REST_SHIFT of @pages, and again every
+ * PGHOT_REGION_MIN_SAMPLES samples after that, the caller looks whether
+ * that few pages of the sampled page's owner are left in the region (see
+ * core.c): the region has then been found hot page by page nearly
+ * throughout, and its last pages are the ones the sampler has not hit
+ * yet. A region whose pages are not alike (warm pages beside hot ones)
+ * keeps more than that many, which its samples seldom hit.
+ *
+ * Return: true on those samples of a hot region.
+ */
+bool pghot_region_rest_due(u64 rec, unsigned int pages)
+{
+	u32 count = (rec >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+	u32 from = pages - (pages >> PGHOT_REGION_REST_SHIFT);
+
+	return (rec & PGHOT_REGION_HOT_BIT) && count >= from &&
+	       count < PGHOT_REGION_COUNT_MAX &&
+	       !((count - from) % PGHOT_REGION_MIN_SAMPLES);
+}
+
+/**
  * pghot_ref_rate - a node's reference rate now
  * @ref: the reference, see rule.h
  * @now: jiffies

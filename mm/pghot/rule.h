@@ -171,6 +171,11 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
 #define PGHOT_REGION_HOT_BIT		BIT_ULL(63)
 /* Fewer samples than this in a window say nothing about a region. */
 #define PGHOT_REGION_MIN_SAMPLES	16
+/*
+ * A hot region whose samples have reached all but 1/2^this of its pages
+ * may have its last pages promoted unsampled, see pghot_region_rest_due().
+ */
+#define PGHOT_REGION_REST_SHIFT		4
 
 /*
  * A node's reference: the rate at which the samples of its regions found
@@ -218,6 +223,7 @@ u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
 		     unsigned long half_life);
 unsigned int pghot_region_threshold(unsigned int threshold,
 				    enum pghot_region_verdict verdict);
+bool pghot_region_rest_due(u64 rec, unsigned int pages);
 
 /* The rule's tunables, see Documentation/admin-guide/mm/pghot.rst. */
 extern unsigned int pghot_freq_threshold;

@@ -625,6 +625,39 @@ static void pghot_test_region_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_BELOW), 7U);
 }
 
+/* When a hot region's last pages are looked for. */
+static void pghot_test_region_rest(struct kunit *test)
+{
+	const unsigned int pages = 512, from = 512 - 32;
+	u64 hot = PGHOT_REGION_HOT_BIT | 12345;
+	unsigned int c;
+
+#define REC(flags, count)	((flags) | (u64)(count) << PGHOT_REGION_TIME_BITS)
+	/* Not hot: never, whatever the count. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, from), pages));
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, pages), pages));
+	/* Hot: at all but 1/16 of the pages, then every 16 samples. */
+	for (c = 0; c < from; c++)
+		KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, c), pages));
+	for (c = from; c < from + 64; c++)
+		KUNIT_EXPECT_EQ(test, pghot_region_rest_due(REC(hot, c), pages),
+				(c - from) % PGHOT_REGION_MIN_SAMPLES == 0);
+	/* The seen bit changes nothing. */
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot | PGHOT_REGION_SEEN_BIT,
+							  from), pages));
+	/* A saturated count says nothing any more. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, PGHOT_REGION_COUNT_MAX),
+						       pages));
+	/* Small regions (a memory section smaller than 2 MiB): 16 pages. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 14), 16));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 15), 16));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 31), 16));
+	/* Fewer pages than 16: from all of them on. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 7), 8));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 8), 8));
+#undef REC
+}
+
 static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_window, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_saturation, pghot_layout_gen_params),
@@ -646,6 +679,7 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE(pghot_test_ref_decay),
 	KUNIT_CASE(pghot_test_ref_update),
 	KUNIT_CASE(pghot_test_region_threshold),
+	KUNIT_CASE(pghot_test_region_rest),
 	{}
 };
 
