@@ -21,6 +21,10 @@
  *               reference, regions at under half that rate (above the
  *               absolute bar) are not hot; after a reset, more samples
  *               make them hot and promote their sampled pages only.
+ * region_rest:  at freq_threshold=1, whole regions sampled on all but their
+ *               last 16 pages are promoted whole (their last pages made
+ *               ready by the region); regions sampled on every other page
+ *               keep their unsampled half.
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
@@ -645,6 +649,80 @@ TEST_F_TIMEOUT(hwhint, region_ref, HWHINT_TEST_TIMEOUT_S)
 
 	for (i = 0; i < self->topo->nr_lower; i++)
 		region_ref_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/* Sample every @every-th page below @last of each region of @side. */
+static void rest_inject(struct __test_metadata *_metadata,
+			const struct hw_buf *hw, const struct ref_groups *g,
+			int side, unsigned long last, unsigned long every)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long base, k, n, *pfns = calloc(per, sizeof(*pfns));
+
+	ASSERT_NE(pfns, NULL);
+	for (base = 0; base < g->nr[side]; base += per) {
+		for (n = 0, k = 0; k < last; k += every)
+			pfns[n++] = hw->pfns[g->idx[side][base + k]];
+		ASSERT_EQ(inject_pfns(pfns, n, -1), 0)
+			TH_LOG("inject: %s", strerror(errno));
+	}
+	free(pfns);
+}
+
+#define REST_UNSAMPLED		16	/* of a region's 512 pages */
+
+static void region_rest_from(struct __test_metadata *_metadata,
+			     struct hw_buf *hw, int nid)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long ready0, top_a, top_b, half_b;
+	struct ref_groups g = { };
+	struct progress p = { };
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	ref_split(_metadata, hw, &g);
+	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
+	       g.regions[0], g.regions[1]);
+	ASSERT_GE(g.regions[0], 1UL);
+	ASSERT_GE(g.regions[1], 1UL);
+	/* Windows earlier tests opened on this memory are closed. */
+	sleep(REF_WINDOW_S);
+
+	ready0 = vmstat("pghot_region_ready");
+	rest_inject(_metadata, hw, &g, 0, per - REST_UNSAMPLED, 1);
+	rest_inject(_metadata, hw, &g, 1, per, 2);
+	half_b = g.nr[1] / 2;
+	do {
+		usleep(200 * 1000);
+		top_a = ref_top(_metadata, hw, &g, 0);
+		top_b = ref_top(_metadata, hw, &g, 1);
+	} while (!progress_done(&p, top_a + top_b, g.nr[0] + half_b,
+				PROMOTE_STALL_S));
+	sleep(SETTLE_S);
+	top_a = ref_top(_metadata, hw, &g, 0);
+	top_b = ref_top(_metadata, hw, &g, 1);
+	TH_LOG("node %d: A (%d pages a region unsampled) %lu of %lu up",
+	       nid, REST_UNSAMPLED, top_a, g.nr[0]);
+	TH_LOG("node %d: B (every other page) %lu of %lu up; region_ready +%lu",
+	       nid, top_b, g.nr[1], vmstat("pghot_region_ready") - ready0);
+	/* Without the last pages: at most 496 of 512, 96.9%. */
+	EXPECT_TRUE(reached_pct(top_a, g.nr[0], 100 - UNPROMOTED_MAX_PCT));
+	EXPECT_TRUE(reached_pct(top_b, half_b, REGION_PROMOTED_PCT));
+	EXPECT_LE(top_b, half_b + g.nr[1] / 100);
+	ref_free(&g);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region_rest, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_rest_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 static void source_off_from(struct __test_metadata *_metadata,
