@@ -95,14 +95,48 @@ static unsigned int pghot_region_sample(int nid, unsigned long pfn,
 }
 
 /*
+ * The folio whose head page is @pfn, if it is on node @nid, on an LRU list
+ * and not @except: with a reference, for the caller to put. A large folio
+ * counts once, at its head.
+ */
+static struct folio *pghot_region_folio_get(unsigned long pfn, int nid,
+					    struct folio *except)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *f;
+
+	if (!page || page_to_nid(page) != nid)
+		return NULL;
+	f = page_folio(page);
+	if (f == except || folio_pfn(f) != pfn || !folio_try_get(f))
+		return NULL;
+	if (page_folio(page) == f && folio_test_lru(f))
+		return f;
+	folio_put(f);
+	return NULL;
+}
+
+/* Make @pfn ready on its region's evidence if its record shows @min_freq. */
+static void pghot_region_mark(int nid, unsigned long pfn, int target,
+			      unsigned int min_freq)
+{
+	if (!pghot_record_mark(nid, pfn, target, min_freq))
+		return;
+	count_vm_event(PGHOT_READY);
+	count_vm_event(PGHOT_REGION_READY);
+	trace_pghot_ready(pfn, nid, target, PGHOT_HWHINTS);
+	pghot_queue_ready(nid, pfn, target, 0);
+}
+
+/*
  * The region of @folio (sampled, on tracked node @nid) was just found hot:
  * make ready the other pages of the region that belong to the same
  * mapping (the same anonymous memory or file) and have the samples of
  * their own that @threshold still asks for, at least one. A page never
- * sampled stays: the region's pages need not all be alike (the pages of
- * two sets of one task can lie side by side in physical memory), and
- * pages of other owners say nothing about this one. kmigrated checks
- * every page against its owners' policy.
+ * sampled stays (but see pghot_region_promote_rest()): the region's pages
+ * need not all be alike (the pages of two sets of one task can lie side
+ * by side in physical memory), and pages of other owners say nothing
+ * about this one. kmigrated checks every page against its owners' policy.
  */
 static void pghot_region_promote(struct folio *folio, int nid, int target,
 				 unsigned int threshold)
@@ -110,26 +144,16 @@ static void pghot_region_promote(struct folio *folio, int nid, int target,
 	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
 	struct address_space *owner = READ_ONCE(folio->mapping);
 	unsigned long pfn;
+	struct folio *f;
 
 	count_vm_event(PGHOT_REGION_HOT);
 	for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
-		struct page *page = pfn_to_online_page(pfn);
-		struct folio *f;
-
-		if (!page || page_to_nid(page) != nid)
+		f = pghot_region_folio_get(pfn, nid, folio);
+		if (!f)
 			continue;
-		f = page_folio(page);
-		/* A large folio counts once, at its head. */
-		if (f == folio || folio_pfn(f) != pfn || !folio_try_get(f))
-			continue;
-		if (page_folio(page) == f && folio_test_lru(f) &&
-		    READ_ONCE(f->mapping) == owner &&
-		    pghot_record_mark(nid, pfn, target, max(threshold - 1, 1U))) {
-			count_vm_event(PGHOT_READY);
-			count_vm_event(PGHOT_REGION_READY);
-			trace_pghot_ready(pfn, nid, target, PGHOT_HWHINTS);
-			pghot_queue_ready(nid, pfn, target, 0);
-		}
+		if (READ_ONCE(f->mapping) == owner)
+			pghot_region_mark(nid, pfn, target,
+					  max(threshold - 1, 1U));
 		folio_put(f);
 	}
 }
@@ -150,41 +174,26 @@ static void pghot_region_promote_rest(struct folio *folio, int nid,
 	unsigned long rest[PGHOT_REGION_PAGES >> PGHOT_REGION_REST_SHIFT];
 	struct address_space *owner = READ_ONCE(folio->mapping);
 	unsigned int nr = 0, others = 0, i;
+	bool too_many = false;
 	unsigned long pfn;
+	struct folio *f;
 
-	for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
-		struct page *page = pfn_to_online_page(pfn);
-		bool stop = false;
-		struct folio *f;
-
-		if (!page || page_to_nid(page) != nid)
+	for (pfn = start; pfn < start + PGHOT_REGION_PAGES && !too_many; pfn++) {
+		f = pghot_region_folio_get(pfn, nid, folio);
+		if (!f)
 			continue;
-		f = page_folio(page);
-		/* A large folio counts once, at its head. */
-		if (f == folio || folio_pfn(f) != pfn || !folio_try_get(f))
-			continue;
-		if (page_folio(page) == f && folio_test_lru(f)) {
-			if (READ_ONCE(f->mapping) != owner) {
-				stop = ++others > ARRAY_SIZE(rest);
-			} else if (!pghot_record_is_ready(nid, pfn)) {
-				if (nr < ARRAY_SIZE(rest))
-					rest[nr++] = pfn;
-				else
-					stop = true;
-			}
+		if (READ_ONCE(f->mapping) != owner) {
+			too_many = ++others > ARRAY_SIZE(rest);
+		} else if (!pghot_record_is_ready(nid, pfn)) {
+			if (nr < ARRAY_SIZE(rest))
+				rest[nr++] = pfn;
+			else
+				too_many = true;
 		}
 		folio_put(f);
-		if (stop)
-			return;
 	}
-	for (i = 0; i < nr; i++) {
-		if (!pghot_record_mark(nid, rest[i], target, 0))
-			continue;
-		count_vm_event(PGHOT_READY);
-		count_vm_event(PGHOT_REGION_READY);
-		trace_pghot_ready(rest[i], nid, target, PGHOT_HWHINTS);
-		pghot_queue_ready(nid, rest[i], target, 0);
-	}
+	for (i = 0; i < nr && !too_many; i++)
+		pghot_region_mark(nid, rest[i], target, 0);
 }
 
 static int pghot_record_access_in(unsigned long pfn, int nid,
