@@ -308,7 +308,7 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 	u64 now = r->now & PGHOT_REGION_TIME_MASK;
 	u64 start = old & PGHOT_REGION_TIME_MASK, span;
 	u64 age = pghot_region_age(now, start);	/* 0: before the opening */
-	u32 count = (old >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+	u32 count = pghot_region_count(old);
 	bool hot = old & PGHOT_REGION_HOT_BIT;
 	bool seen = old & PGHOT_REGION_SEEN_BIT;
 
@@ -379,7 +379,7 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
  */
 bool pghot_region_rest_due(u64 rec, unsigned int pages)
 {
-	u32 count = (rec >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+	u32 count = pghot_region_count(rec);
 	u32 from = pages - (pages >> PGHOT_REGION_REST_SHIFT);
 
 	return (rec & PGHOT_REGION_HOT_BIT) && count >= from &&

@@ -169,6 +169,12 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
 /* The region's rate went into its node's reference in this window. */
 #define PGHOT_REGION_SEEN_BIT		BIT_ULL(62)
 #define PGHOT_REGION_HOT_BIT		BIT_ULL(63)
+/* The samples a region record has counted in its window. */
+static inline u32 pghot_region_count(u64 rec)
+{
+	return (rec >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
+}
+
 /* Fewer samples than this in a window say nothing about a region. */
 #define PGHOT_REGION_MIN_SAMPLES	16
 /*

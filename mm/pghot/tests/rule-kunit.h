@@ -312,11 +312,6 @@ static u64 region_at(u64 rec, unsigned long now, unsigned int threshold,
 	return region_ref_at(rec, now, threshold, 0, v, turned, &rate);
 }
 
-static u32 region_count(u64 rec)
-{
-	return (rec >> PGHOT_REGION_TIME_BITS) & PGHOT_REGION_COUNT_MAX;
-}
-
 /* The window opens at the first sample and does not slide. */
 static void pghot_test_region_window(struct kunit *test)
 {
@@ -326,18 +321,18 @@ static void pghot_test_region_window(struct kunit *test)
 	u64 rec;
 
 	rec = region_at(0, t, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 1U);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_UNKNOWN);
 	rec = region_at(rec, t + R_WINDOW - 1, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 2U);
 	/* A window after the first sample, not after the last: a new one. */
 	rec = region_at(rec, t + R_WINDOW, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 1U);
 	KUNIT_EXPECT_EQ(test, rec & (BIT_ULL(PGHOT_REGION_TIME_BITS) - 1),
 			(u64)(t + R_WINDOW));
 	/* A late sample, from before the opening, counts. */
 	rec = region_at(rec, t, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 2U);
 }
 
 /*
@@ -392,7 +387,7 @@ static void pghot_test_region_rate(struct kunit *test)
 	rec = region_at(0, t, 2, &v, &turned);
 	for (i = 1; i < 170; i++)
 		rec = region_at(rec, t + 10000, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 170U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 170U);
 	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
 	rec = region_at(rec, t + 10000, 2, &v, &turned);
 	KUNIT_EXPECT_TRUE(test, turned);
@@ -432,17 +427,17 @@ static void pghot_test_region_wrap(struct kunit *test)
 
 	rec = region_at(0, t, 2, &v, &turned);
 	rec = region_at(rec, t + 100, 2, &v, &turned);	/* jiffies wrapped */
-	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 2U);
 	t = BIT_ULL(PGHOT_REGION_TIME_BITS) - 10;
 	rec = region_at(0, t, 2, &v, &turned);
 	rec = region_at(rec, t + 100, 2, &v, &turned);	/* the field wrapped */
-	KUNIT_EXPECT_EQ(test, region_count(rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 2U);
 	rec = region_at(rec, t + 100 + R_WINDOW, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), 1U);
 	/* A full count stays full. */
 	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS | 5;
 	rec = region_at(rec, 6, 2, &v, &turned);
-	KUNIT_EXPECT_EQ(test, region_count(rec), PGHOT_REGION_COUNT_MAX);
+	KUNIT_EXPECT_EQ(test, pghot_region_count(rec), PGHOT_REGION_COUNT_MAX);
 	KUNIT_EXPECT_TRUE(test, turned);
 	/* The longest window, threshold 7: no overflow in the comparison. */
 	rec = (u64)PGHOT_REGION_COUNT_MAX << PGHOT_REGION_TIME_BITS;

@@ -39,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,22 +501,34 @@ static void ref_free(struct ref_groups *g)
 	free(g->idx[1]);
 }
 
-/* Sample page @first, @first + @every, ... of each region of @side. */
-static void ref_inject(struct __test_metadata *_metadata,
-		       const struct hw_buf *hw, const struct ref_groups *g,
-		       int side, unsigned long every, unsigned long first)
+/*
+ * Sample page @first, @first + @every, ... below @last of each region of
+ * @side, one write per region.
+ */
+static void ref_inject_below(struct __test_metadata *_metadata,
+			     const struct hw_buf *hw, const struct ref_groups *g,
+			     int side, unsigned long every, unsigned long first,
+			     unsigned long last)
 {
 	unsigned long per = REGION_BYTES / getpagesize();
 	unsigned long base, k, n, *pfns = calloc(per, sizeof(*pfns));
 
 	ASSERT_NE(pfns, NULL);
 	for (base = 0; base < g->nr[side]; base += per) {
-		for (n = 0, k = first; k < per; k += every)
+		for (n = 0, k = first; k < last && k < per; k += every)
 			pfns[n++] = hw->pfns[g->idx[side][base + k]];
 		ASSERT_EQ(inject_pfns(pfns, n, -1), 0)
 			TH_LOG("inject: %s", strerror(errno));
 	}
 	free(pfns);
+}
+
+/* Sample page @first, @first + @every, ... of each region of @side. */
+static void ref_inject(struct __test_metadata *_metadata,
+		       const struct hw_buf *hw, const struct ref_groups *g,
+		       int side, unsigned long every, unsigned long first)
+{
+	ref_inject_below(_metadata, hw, g, side, every, first, ULONG_MAX);
 }
 
 /* Pages of @side on a top-tier node. */
@@ -651,24 +664,6 @@ TEST_F_TIMEOUT(hwhint, region_ref, HWHINT_TEST_TIMEOUT_S)
 		region_ref_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
-/* Sample every @every-th page below @last of each region of @side. */
-static void rest_inject(struct __test_metadata *_metadata,
-			const struct hw_buf *hw, const struct ref_groups *g,
-			int side, unsigned long last, unsigned long every)
-{
-	unsigned long per = REGION_BYTES / getpagesize();
-	unsigned long base, k, n, *pfns = calloc(per, sizeof(*pfns));
-
-	ASSERT_NE(pfns, NULL);
-	for (base = 0; base < g->nr[side]; base += per) {
-		for (n = 0, k = 0; k < last; k += every)
-			pfns[n++] = hw->pfns[g->idx[side][base + k]];
-		ASSERT_EQ(inject_pfns(pfns, n, -1), 0)
-			TH_LOG("inject: %s", strerror(errno));
-	}
-	free(pfns);
-}
-
 #define REST_UNSAMPLED		16	/* of a region's 512 pages */
 
 static void region_rest_from(struct __test_metadata *_metadata,
@@ -693,8 +688,8 @@ static void region_rest_from(struct __test_metadata *_metadata,
 	sleep(REF_WINDOW_S);
 
 	ready0 = vmstat("pghot_region_ready");
-	rest_inject(_metadata, hw, &g, 0, per - REST_UNSAMPLED, 1);
-	rest_inject(_metadata, hw, &g, 1, per, 2);
+	ref_inject_below(_metadata, hw, &g, 0, 1, 0, per - REST_UNSAMPLED);
+	ref_inject(_metadata, hw, &g, 1, 2, 0);
 	half_b = g.nr[1] / 2;
 	do {
 		usleep(200 * 1000);
