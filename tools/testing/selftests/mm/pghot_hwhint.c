@@ -579,6 +579,24 @@ static double region_ref(int nid)
 	return sscanf(rest, "%lf", &v) == 1 ? v : -1;
 }
 
+/*
+ * Threshold 1, a REF_WINDOW_MS region window, rates over at least
+ * REF_SPAN_MS; the buffer placed on @nid and its whole regions dealt to
+ * the groups of @g.
+ */
+static void ref_place(struct __test_metadata *_metadata, struct hw_buf *hw,
+		      int nid, struct ref_groups *g)
+{
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	ref_split(_metadata, hw, g);
+	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
+	       g->regions[0], g->regions[1]);
+}
+
 static void region_ref_from(struct __test_metadata *_metadata,
 			    struct hw_buf *hw, int nid)
 {
@@ -588,14 +606,7 @@ static void region_ref_from(struct __test_metadata *_metadata,
 	double ref;
 	int i;
 
-	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
-	place(_metadata, hw, SMALL_SIZE, nid);
-	ref_split(_metadata, hw, &g);
-	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
-	       g.regions[0], g.regions[1]);
+	ref_place(_metadata, hw, nid, &g);
 	ASSERT_GE(g.regions[1], 2UL);
 	/* Regions earlier tests sampled are closed, the reference reset. */
 	sleep(REF_WINDOW_S);
@@ -674,14 +685,7 @@ static void region_rest_from(struct __test_metadata *_metadata,
 	struct ref_groups g = { };
 	struct progress p = { };
 
-	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
-	place(_metadata, hw, SMALL_SIZE, nid);
-	ref_split(_metadata, hw, &g);
-	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
-	       g.regions[0], g.regions[1]);
+	ref_place(_metadata, hw, nid, &g);
 	ASSERT_GE(g.regions[0], 1UL);
 	ASSERT_GE(g.regions[1], 1UL);
 	/* Windows earlier tests opened on this memory are closed. */
