@@ -96,7 +96,7 @@ extern unsigned int pghot_enabled_sources;
 int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
 bool __pghot_hint_fault(struct folio *folio, int target, bool hot);
-void __pghot_folio_demoted(struct folio *folio);
+void __pghot_folio_demoted(struct folio *src, struct folio *dst);
 
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
 int pghot_hwhint_register(struct pghot_hwhint_provider *p);
@@ -132,7 +132,9 @@ static inline bool pghot_src_enabled(enum pghot_src src)
  *
  * With the hint-fault source enabled, pghot records the access instead of
  * the fault path migrating the folio; kmigrated promotes it to @target
- * once it is hot, at once if @hot.
+ * once it is hot, at once if @hot. pghot takes only a fault that kmigrated
+ * can serve as the fault path would; every other one is left to the
+ * fault path, as with pghot off.
  *
  * Return: true if pghot took the fault: the caller must not migrate.
  */
@@ -143,11 +145,11 @@ static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
 	return __pghot_hint_fault(folio, target, hot);
 }
 
-/* Reclaim demotes into @folio, just allocated on a lower tier. */
-static inline void pghot_folio_demoted(struct folio *folio)
+/* Reclaim demotes @src into @dst, just allocated on a lower tier. */
+static inline void pghot_folio_demoted(struct folio *src, struct folio *dst)
 {
 	if (static_branch_unlikely(&pghot_tracking))
-		__pghot_folio_demoted(folio);
+		__pghot_folio_demoted(src, dst);
 }
 
 #else
@@ -172,7 +174,7 @@ static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
 	return false;
 }
 
-static inline void pghot_folio_demoted(struct folio *folio)
+static inline void pghot_folio_demoted(struct folio *src, struct folio *dst)
 {
 }
 

@@ -13,14 +13,19 @@
  * balancing's own verdict: a fault that came quickly after the scan, or a
  * target with room to spare, makes the page hot at once. So pghot promotes
  * every page NUMA balancing would promote, to the same node, and more: a
- * page whose faults are slow but frequent qualifies by the rule. Pages
- * reclaim just demoted are the exception: they are held for a while, so
- * that a working set larger than the top tier does not ping-pong.
+ * page whose faults are slow but frequent qualifies by the rule. A fault
+ * kmigrated cannot serve as the fault path would goes the fault path's
+ * way, as if pghot were off (see __pghot_hint_fault()). Pages kmigrated
+ * promoted that reclaim demotes soon after are held for a while: their
+ * accesses count for nothing by pghot's rule, so that a working set
+ * larger than the top tier does not ping-pong on pghot's account.
  */
 #define pr_fmt(fmt) "pghot: " fmt
 
+#include <linux/cpuset.h>
 #include <linux/memory-tiers.h>
 #include <linux/mm.h>
+#include <linux/mm_inline.h>
 #include <linux/pghot.h>
 #include <linux/vmstat.h>
 
@@ -34,10 +39,12 @@ unsigned int pghot_enabled_sources __read_mostly = 1U << PGHOT_HINTFAULTS;
 /*
  * Record an access to @pfn (the head page of a folio on tracked node
  * @nid), bound for @target. Hardware hints and the fault path share it.
+ * Return: -ENOENT if @pfn has no record, else the PGHOT_TOUCH_* flags of
+ * what the access did; the caller queues a page that turned ready.
  */
 static int pghot_record(unsigned long pfn, int nid, int target,
 			enum pghot_src src, unsigned long now,
-			unsigned int threshold, unsigned int flags)
+			unsigned int threshold)
 {
 	struct pghot_access a = {
 		.now = now,
@@ -61,9 +68,15 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 	if (res & PGHOT_TOUCH_READY) {
 		count_vm_event(PGHOT_READY);
 		trace_pghot_ready(pfn, nid, target, src);
-		pghot_queue_ready(nid, pfn, target, flags);
 	}
-	return 0;
+	return res;
+}
+
+/* Queue @pfn, just made ready, or keep it ready for the scan. */
+static void pghot_ready(int nid, unsigned long pfn, int target)
+{
+	if (!pghot_queue_ready(nid, pfn, target, 0, 0))
+		pghot_defer_ready(nid, pfn, target);
 }
 
 /*
@@ -125,7 +138,7 @@ static void pghot_region_mark(int nid, unsigned long pfn, int target,
 	count_vm_event(PGHOT_READY);
 	count_vm_event(PGHOT_REGION_READY);
 	trace_pghot_ready(pfn, nid, target, PGHOT_HWHINTS);
-	pghot_queue_ready(nid, pfn, target, 0);
+	pghot_ready(nid, pfn, target);
 }
 
 /*
@@ -171,29 +184,31 @@ static void pghot_region_promote_rest(struct folio *folio, int nid,
 				      int target)
 {
 	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
-	unsigned long rest[PGHOT_REGION_PAGES >> PGHOT_REGION_REST_SHIFT];
+	const unsigned int max = PGHOT_REGION_PAGES >> PGHOT_REGION_REST_SHIFT;
 	struct address_space *owner = READ_ONCE(folio->mapping);
-	unsigned int nr = 0, others = 0, i;
-	bool too_many = false;
+	unsigned int nr = 0, others = 0, pass;
 	unsigned long pfn;
 	struct folio *f;
 
-	for (pfn = start; pfn < start + PGHOT_REGION_PAGES && !too_many; pfn++) {
-		f = pghot_region_folio_get(pfn, nid, folio);
-		if (!f)
-			continue;
-		if (READ_ONCE(f->mapping) != owner) {
-			too_many = ++others > ARRAY_SIZE(rest);
-		} else if (!pghot_record_is_ready(nid, pfn)) {
-			if (nr < ARRAY_SIZE(rest))
-				rest[nr++] = pfn;
-			else
-				too_many = true;
+	/* Count first; then mark each page while holding it, so it is still ours. */
+	for (pass = 0; pass < 2; pass++) {
+		for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
+			f = pghot_region_folio_get(pfn, nid, folio);
+			if (!f)
+				continue;
+			if (READ_ONCE(f->mapping) != owner) {
+				others++;
+			} else if (!pghot_record_is_ready(nid, pfn)) {
+				if (pass)
+					pghot_region_mark(nid, pfn, target, 0);
+				else
+					nr++;
+			}
+			folio_put(f);
+			if (!pass && (nr > max || others > max))
+				return;
 		}
-		folio_put(f);
 	}
-	for (i = 0; i < nr && !too_many; i++)
-		pghot_region_mark(nid, rest[i], target, 0);
 }
 
 static int pghot_record_access_in(unsigned long pfn, int nid,
@@ -266,6 +281,15 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 		ret = -ENOENT;
 		goto put;
 	}
+	/*
+	 * KSM folios are shared by every process that merged them: legacy
+	 * never scans them, and asking all of their owners is unbounded work.
+	 */
+	if (folio_test_ksm(folio)) {
+		count_vm_event(PGHOT_IGNORED_KSM);
+		ret = -ENOENT;
+		goto put;
+	}
 	/* A large folio is hot as a whole and promoted as a whole. */
 	target = pghot_valid_target(nid) ? nid : NUMA_NO_NODE;
 	threshold = READ_ONCE(pghot_freq_threshold);
@@ -273,41 +297,98 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 	if (src == PGHOT_HWHINTS)
 		need = pghot_region_sample(pnid, folio_pfn(folio), now,
 					   threshold, &turned_hot, &rest);
-	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, need, 0);
-	if (!ret && turned_hot)
+	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, need);
+	if (ret < 0)
+		goto put;
+	if (ret & PGHOT_TOUCH_READY)
+		pghot_ready(pnid, folio_pfn(folio), target);
+	if (turned_hot)
 		pghot_region_promote(folio, pnid, target, threshold);
-	else if (!ret && rest)
+	else if (rest)
 		pghot_region_promote_rest(folio, pnid, target);
+	ret = 0;
 put:
 	folio_put(folio);
 	return ret;
 }
 
-/* See pghot_hint_fault(). */
+/*
+ * Can kmigrated promote @folio, which just took a NUMA hint fault, to
+ * @target as the fault path would? It has no VMA (it cannot tell a shared
+ * library from shared data), allocates outside the faulting task's cpuset,
+ * and cannot take a folio somebody else holds isolated.
+ */
+static bool pghot_fault_servable(struct folio *folio, int target)
+{
+	if (!folio_test_lru(folio))
+		return false;
+	if (folio_is_file_lru(folio) && folio_maybe_mapped_shared(folio))
+		return false;
+	/* The fault path allocates in the faulting task's cpuset. */
+	if (!node_isset(target, cpuset_current_mems_allowed))
+		return false;
+	return pghot_valid_target(target);
+}
+
+/*
+ * See pghot_hint_fault(). pghot takes a fault only if kmigrated will do
+ * with the folio what the fault path would: the access is recorded and,
+ * if that made the folio ready, it is queued for kmigrated. Every other
+ * fault goes the fault path's way, exactly as with pghot off: a folio
+ * kmigrated cannot serve (pghot_fault_servable()), one without a record,
+ * one held after a demotion, and one that turned ready when its node's
+ * kmigrated had two batches to do already or is not running (unless
+ * target_nid sends it where the fault path would not: it then waits for
+ * kmigrated, as a hardware hint does).
+ */
 bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 {
-	int nid = folio_nid(folio);
+	unsigned int flags = PGHOT_READY_VETTED | (hot ? PGHOT_READY_RECLAIM : 0);
+	unsigned long pfn = folio_pfn(folio);
+	int nid = folio_nid(folio), res, forced;
 
 	/* Untracked: NUMA balancing decides, as without pghot. */
 	if (!pghot_node_tracked(nid))
 		return false;
-	if (!folio_test_lru(folio)) {
-		/* Isolated by somebody else: the fault path could not move it either. */
-		count_vm_event(PGHOT_IGNORED_NONLRU);
-		return true;
+	if (!pghot_fault_servable(folio, target))
+		goto legacy;
+	res = pghot_record(pfn, nid, target, PGHOT_HINTFAULTS, jiffies,
+			   hot ? 1 : READ_ONCE(pghot_freq_threshold));
+	if (res < 0 || (res & PGHOT_TOUCH_HELD))
+		goto legacy;
+	if (res & PGHOT_TOUCH_READY) {
+		forced = READ_ONCE(pghot_target_nid);
+		if (pghot_valid_target(forced) && forced != target) {
+			/* target_nid: where the fault path would not put it. */
+			pghot_ready(nid, pfn, target);
+		} else if (!pghot_queue_ready(nid, pfn, target, flags,
+					      2 * READ_ONCE(pghot_kmigrated_batch_nr))) {
+			/* What kmigrated cannot promote within two batches, the task does. */
+			pghot_record_unready(nid, pfn);
+			goto legacy;
+		}
+	} else if (hot && pghot_record_is_ready(nid, pfn)) {
+		/* Queued as hot by pghot's rule: the fault path would reclaim. */
+		pghot_want_reclaim(target);
 	}
-	return !pghot_record(folio_pfn(folio), nid, target, PGHOT_HINTFAULTS,
-			     jiffies, hot ? 1 : READ_ONCE(pghot_freq_threshold),
-			     PGHOT_READY_VETTED | (hot ? PGHOT_READY_RECLAIM : 0));
+	return true;
+legacy:
+	count_vm_event(PGHOT_HINTFAULT_LEGACY);
+	return false;
 }
 
-/* See pghot_folio_demoted(). */
-void __pghot_folio_demoted(struct folio *folio)
+/*
+ * See pghot_folio_demoted(). Only a page kmigrated promoted lately is held:
+ * that it comes down again so soon is the sign of a hot set larger than
+ * the room the top tier has for it. Pages demoted for being cold, by
+ * memory.reclaim or a spike of allocations compete again at once.
+ */
+void __pghot_folio_demoted(struct folio *src, struct folio *dst)
 {
-	int nid = folio_nid(folio);
+	int nid = folio_nid(dst);
 
-	if (pghot_node_tracked(nid))
-		pghot_record_hold(nid, folio_pfn(folio));
+	if (pghot_node_tracked(nid) && pghot_recently_promoted(src))
+		pghot_record_hold(nid, folio_pfn(dst));
 }
 
 /* After the store and kmigrated: say what there is, or that there is none. */

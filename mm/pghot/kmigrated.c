@@ -8,14 +8,14 @@
  * to the number of hot pages; a node with no hot pages costs nothing, not
  * even a timer wakeup. Promotion goes through the same per-target-node
  * rules as NUMA balancing in tiering mode: while the target has memory to
- * spare everything goes (pgpromote_candidate_nrl); otherwise the candidates
- * are rate limited (kernel.numa_balancing_promote_rate_limit_MBps) and the
- * promotion window of pages bound for that target adapts so candidates
- * track the limit. A full target has kswapd make room only for pages NUMA
- * balancing itself picked, and only while what kswapd would take there is
- * mostly not what kmigrated promoted lately (kmigrated_may_reclaim()).
- * The pages of a batch that go to one target migrate together, with one
- * TLB flush.
+ * spare everything goes (pgpromote_candidate_nrl); otherwise the pages
+ * that can go are rate limited (kernel.numa_balancing_promote_rate_limit_MBps)
+ * and the promotion window of pages bound for that target adapts so
+ * candidates track the limit. A full target has kswapd woken, as the
+ * fault path does, for the pages NUMA balancing itself would promote now;
+ * pages hot only by pghot's own rule take free room and never make
+ * reclaim demote anything. The pages of a batch that go to one target
+ * migrate together, with one TLB flush.
  *
  * A ready page goes where its source said: for a NUMA hint fault, the
  * node mpol_misplaced() chose (the faulting task's), for a hardware hint
@@ -24,10 +24,16 @@
  * memory policies and cpusets of the page's owners (policy.c). Pinned
  * pages are left alone. Every decision not to promote is counted and
  * traced with its reason.
+ *
+ * kmigrated also remembers, per target, which pages it promoted lately
+ * (pghot_recently_promoted()): a page reclaim demotes soon after is
+ * evidence of ping-pong, and is held for a while (see rule.c).
  */
 #define pr_fmt(fmt) "kmigrated: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/freezer.h>
+#include <linux/hash.h>
 #include <linux/kfifo.h>
 #include <linux/kthread.h>
 #include <linux/memory.h>
@@ -38,6 +44,7 @@
 #include <linux/pghot.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/vmstat.h>
 #include <linux/wait.h>
 
@@ -54,8 +61,15 @@ unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
 /* How often the adaptive window of a target may move. */
 #define PGHOT_THRESHOLD_PERIOD_MS	1000
 
-/* Ready pages queued per node; more wait until kmigrated catches up. */
-#define PGHOT_READY_QUEUE	(4 * PGHOT_BATCH_NR_MAX)
+/*
+ * Ready pages queued per node (128 KiB). A hardware hint that finds it
+ * full waits in its record for the scan. A NUMA hint fault is queued only
+ * while kmigrated has less than two batches to do (see pghot_hint_fault()),
+ * else it goes the fault path's way, and the faulting task migrates the
+ * page itself as without pghot: one thread per node must not make
+ * promotion later than the tasks that fault would.
+ */
+#define PGHOT_READY_QUEUE	(8 * PGHOT_BATCH_NR_MAX)
 
 /* A queued ready page. */
 struct pghot_ready {
@@ -103,30 +117,43 @@ struct pghot_node {
 	int *dtargets;
 };
 
-/* How long a page kmigrated promoted counts as its own on the target. */
+/*
+ * What kmigrated promoted to a target lately: two generations of a Bloom
+ * filter over the pages' identities (mapping and index, which migration
+ * keeps), each of PGHOT_RECENT_BITS bits and at most PGHOT_RECENT_KEYS
+ * pages (about 1.4% false positives when full), the older one forgotten
+ * when the newer is PGHOT_RECENT_MS old or full. A page in it was
+ * promoted within the last one or two generations.
+ */
 #define PGHOT_RECENT_MS			30000
+#define PGHOT_RECENT_SHIFT		16
+#define PGHOT_RECENT_BITS		BIT(PGHOT_RECENT_SHIFT)
+#define PGHOT_RECENT_KEYS		4096
+
+struct pghot_recent {
+	unsigned long *bits[2];		/* NULL until the first promotion */
+	unsigned int cur;		/* the newer generation */
+	unsigned int nr;		/* pages added to it */
+	unsigned long start;		/* jiffies, when it started */
+	spinlock_t lock;		/* serialises the adders */
+};
 
 /*
  * Per target node: the promotion window kmigrated adapts so that the
  * candidates for that target track the rate limit (0: promote_window_ms),
- * and the base pages kmigrated promoted there lately (see
- * kmigrated_may_reclaim()).
+ * and the pages it promoted there lately.
  */
 struct pghot_target {
 	unsigned int window_ms;
 	unsigned int start;		/* adaptation period start, ms */
 	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
-	/* Under pghot_recent_lock: this period of PGHOT_RECENT_MS, the last. */
-	unsigned long recent[2];
-	unsigned long recent_start;	/* jiffies */
-	unsigned long lru_seen;		/* the target's LRU pages, last look */
-	bool refused;			/* reclaim refused this period */
+	unsigned long reclaim_until;	/* jiffies, see pghot_want_reclaim() */
+	struct pghot_recent recent;
 };
 
 static struct pghot_node __rcu **pghot_nodes;
 static struct pghot_target *pghot_targets;
 static DEFINE_MUTEX(pghot_nodes_lock);
-static DEFINE_SPINLOCK(pghot_recent_lock);
 
 static const enum vm_event_item pghot_skip_event[] = {
 	[PGHOT_SKIP_STALE]		= PGHOT_PROMOTE_STALE,
@@ -234,15 +261,19 @@ void pghot_ready_ended(int nid, unsigned long pfn)
  * @pfn: the page (head page of a large folio)
  * @target: where it should go, or NUMA_NO_NODE
  * @flags: PGHOT_READY_*
+ * @max_len: take it only while fewer pages are queued (0: the queue's size)
  *
- * A page the queue cannot take stays ready and is found by a scan later.
  * Callable from any context that records accesses (not NMI).
+ *
+ * Return: false if the node has no kmigrated or its queue is that long:
+ * the caller keeps the page ready for the scan (pghot_defer_ready()), or
+ * leaves it to another path.
  */
-void pghot_queue_ready(int nid, unsigned long pfn, int target,
-		       unsigned int flags)
+bool pghot_queue_ready(int nid, unsigned long pfn, int target,
+		       unsigned int flags, unsigned int max_len)
 {
 	struct pghot_ready r = { .pfn = pfn, .target = target, .flags = flags };
-	unsigned int len, queued;
+	unsigned int len, queued = 0;
 	struct pghot_node *pn;
 	unsigned long irqfl;
 	bool was_empty;
@@ -250,27 +281,49 @@ void pghot_queue_ready(int nid, unsigned long pfn, int target,
 	BUILD_BUG_ON(MAX_NUMNODES > S16_MAX);
 	rcu_read_lock();
 	pn = pghot_node(nid);
-	if (!pn) {
-		/* The node is going away; its records go with it. */
-		rcu_read_unlock();
-		return;
-	}
+	if (!pn)
+		goto out;
 	spin_lock_irqsave(&pn->ready_lock, irqfl);
 	r.seq = pn->ended_seq;
-	was_empty = kfifo_is_empty(&pn->ready);
-	queued = kfifo_in(&pn->ready, &r, 1);
 	len = kfifo_len(&pn->ready);
+	was_empty = !len;
+	if (!max_len || len < max_len)
+		queued = kfifo_in(&pn->ready, &r, 1);
+	len += queued;
 	spin_unlock_irqrestore(&pn->ready_lock, irqfl);
 
-	if (!queued) {
-		/* kmigrated finds it once the queue has drained. */
-		pghot_record_defer(nid, pfn, target);
-		WRITE_ONCE(pn->deferred, 1);
-		count_vm_event(PGHOT_READY_DEFERRED);
-	} else if ((was_empty || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
-		   wq_has_sleeper(&pn->wait)) {
-		/* The first page wakes an idle kmigrated, a full batch a waiting one. */
+	/* The first page wakes an idle kmigrated, a full batch a waiting one. */
+	if (queued && (was_empty || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
+	    wq_has_sleeper(&pn->wait))
 		wake_up_interruptible(&pn->wait);
+out:
+	rcu_read_unlock();
+	return queued;
+}
+
+/**
+ * pghot_defer_ready - keep a ready page that was not queued for the scan
+ * @nid: the lower-tier node of @pfn
+ * @pfn: the page (head page of a large folio), migrate-ready
+ * @target: where it should go, or NUMA_NO_NODE
+ *
+ * The page stays ready; its node's kmigrated finds it once its queue has
+ * drained, or once it starts (a node whose kmigrated is not running).
+ */
+void pghot_defer_ready(int nid, unsigned long pfn, int target)
+{
+	struct pghot_node *pn;
+
+	pghot_record_defer(nid, pfn, target);
+	count_vm_event(PGHOT_READY_DEFERRED);
+	rcu_read_lock();
+	pn = pghot_node(nid);
+	if (pn) {
+		/* After the section's flag: kmigrated clears this first. */
+		smp_mb();
+		WRITE_ONCE(pn->deferred, 1);
+		if (wq_has_sleeper(&pn->wait))
+			wake_up_interruptible(&pn->wait);
 	}
 	rcu_read_unlock();
 }
@@ -290,26 +343,23 @@ void pghot_kmigrated_kick(int nid)
 	rcu_read_unlock();
 }
 
-enum kmigrated_verdict {
-	KMIGRATED_PROMOTE,
-	KMIGRATED_RATELIMITED,
-};
-
 /*
- * May @nr pages go to @target now? Charges them as candidates of the
- * target, like the NUMA balancing fault path does.
+ * Before isolating a folio of @nr pages for @target: is the target's rate
+ * limit used up this second? Then the folio is refused at once, and
+ * counted as a candidate, as NUMA balancing counts one it refuses.
+ * *@free: the target has memory to spare, and no limit applies.
  */
-static enum kmigrated_verdict kmigrated_may_promote(int target, long nr)
+static bool kmigrated_rate_exhausted(int target, long nr, bool *free)
 {
 	struct pglist_data *pgdat = NODE_DATA(target);
 	struct pghot_target *t = &pghot_targets[target];
 	unsigned long rate_limit;
 
-	if (pgdat_free_space_enough(pgdat)) {
+	*free = pgdat_free_space_enough(pgdat);
+	if (*free) {
 		/* Workload changed: start adapting afresh. */
 		WRITE_ONCE(t->window_ms, 0);
-		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
-		return KMIGRATED_PROMOTE;
+		return false;
 	}
 	rate_limit = MB_TO_PAGES((unsigned long)
 				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
@@ -317,101 +367,173 @@ static enum kmigrated_verdict kmigrated_may_promote(int target, long nr)
 					READ_ONCE(pghot_promote_window_ms),
 					PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms,
 					&t->start, &t->nr_cand);
-	if (numa_promotion_rate_limit(pgdat, rate_limit, nr))
-		return KMIGRATED_RATELIMITED;
-	return KMIGRATED_PROMOTE;
+	if (!numa_promotion_rate_exhausted(pgdat, rate_limit))
+		return false;
+	numa_promotion_rate_limit(pgdat, rate_limit, nr);
+	return true;
 }
 
 /*
- * Start a new period if the current one is over; pghot_recent_lock held.
- * The last period's pages are forgotten, unless reclaim was refused during
- * the one ending: the target is still full of them and they are still
- * hot, so they stay counted (a hot set larger than the room stays put).
- * Once the target has room again, or nothing asks, they age out.
+ * @nr pages were isolated for @target: count them as its candidates, as
+ * the fault path does (@free: kmigrated_rate_exhausted() found memory to
+ * spare). Return: true if they are over the rate limit after all.
  */
-static void kmigrated_recent_age(struct pghot_target *t, unsigned long now)
-{
-	unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
-
-	if (time_before(now, t->recent_start + period))
-		return;
-	if (!time_before(now, t->recent_start + 2 * period))
-		t->recent[1] = 0;
-	else if (t->refused)
-		t->recent[1] += t->recent[0];
-	else
-		t->recent[1] = t->recent[0];
-	t->recent[0] = 0;
-	t->refused = false;
-	t->recent_start = now;
-}
-
-/*
- * The target's LRU lists shrank by @nr pages since kmigrated last looked:
- * some of its pages may have gone (demoted, freed with their task), and
- * those it cannot tell apart. Count them as its own, oldest first, so
- * that pages which left never hold reclaim back.
- */
-static void kmigrated_recent_drop(struct pghot_target *t, unsigned long nr)
-{
-	unsigned long d = min(nr, t->recent[1]);
-
-	t->recent[1] -= d;
-	t->recent[0] -= min(nr - d, t->recent[0]);
-}
-
-/* @nr base pages were promoted to @target. */
-static void kmigrated_recent_add(int target, unsigned long nr)
-{
-	struct pghot_target *t = &pghot_targets[target];
-
-	spin_lock(&pghot_recent_lock);
-	kmigrated_recent_age(t, jiffies);
-	t->recent[0] += nr;
-	spin_unlock(&pghot_recent_lock);
-}
-
-/* Do the other pages on an LRU of @lru pages outnumber @recent of ours? */
-static bool kmigrated_lru_mostly_others(unsigned long lru, unsigned long recent)
-{
-	return lru > recent && lru - recent > recent;
-}
-
-/*
- * May reclaim make room on a full @target for a page NUMA balancing itself
- * picked? kswapd takes what it demotes from the target's LRU lists. While
- * the pages kmigrated promoted there lately (kmigrated_recent_age()) make
- * up half of those lists or more, it would mostly take them back: hot
- * pages traded for hot pages, each moved twice for nothing (a hot set
- * larger than the room the top tier has for it).
- * Reclaim is asked for only while the other pages on the lists outnumber
- * them, so a cold hog is still exchanged for hot pages.
- */
-static bool kmigrated_may_reclaim(int target)
+static bool kmigrated_charge(int target, long nr, bool free)
 {
 	struct pglist_data *pgdat = NODE_DATA(target);
-	struct pghot_target *t = &pghot_targets[target];
-	unsigned long lru = 0, recent;
-	enum lru_list l;
 
-	for_each_evictable_lru(l)
-		lru += node_page_state(pgdat, NR_LRU_BASE + l);
-	spin_lock(&pghot_recent_lock);
-	kmigrated_recent_age(t, jiffies);
-	if (lru < t->lru_seen)
-		kmigrated_recent_drop(t, t->lru_seen - lru);
-	t->lru_seen = lru;
-	recent = t->recent[0] + t->recent[1];
-	spin_unlock(&pghot_recent_lock);
-	return kmigrated_lru_mostly_others(lru, recent);
+	if (free) {
+		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
+		return false;
+	}
+	return numa_promotion_rate_limit(pgdat, MB_TO_PAGES((unsigned long)
+			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)), nr);
 }
 
-/* A full @target was refused reclaim for a page NUMA balancing picked. */
-static void kmigrated_reclaim_refused(int target)
+/* The two bits of a page's identity in a generation. */
+static void pghot_recent_hash(const struct folio *folio, unsigned int h[2])
 {
-	spin_lock(&pghot_recent_lock);
-	pghot_targets[target].refused = true;
-	spin_unlock(&pghot_recent_lock);
+	u64 key = hash_64((unsigned long)READ_ONCE(folio->mapping) +
+			  READ_ONCE(folio->index) * GOLDEN_RATIO_64, 32);
+
+	h[0] = key & (PGHOT_RECENT_BITS - 1);
+	h[1] = (key >> PGHOT_RECENT_SHIFT) & (PGHOT_RECENT_BITS - 1);
+}
+
+/* Is a generation that started at @start over at @now, having taken @nr pages? */
+static bool pghot_recent_expired(unsigned long start, unsigned int nr,
+				 unsigned long now)
+{
+	return nr >= PGHOT_RECENT_KEYS ||
+	       !time_before(now, start + msecs_to_jiffies(PGHOT_RECENT_MS));
+}
+
+/* Add @folio to @r (allocated) at @now; @r->lock held. */
+static void pghot_recent_insert(struct pghot_recent *r,
+				const struct folio *folio, unsigned long now)
+{
+	unsigned int h[2];
+
+	if (pghot_recent_expired(r->start, r->nr, now)) {
+		/* The older generation is forgotten and becomes the newer. */
+		r->cur ^= 1;
+		bitmap_zero(r->bits[r->cur], PGHOT_RECENT_BITS);
+		r->nr = 0;
+		WRITE_ONCE(r->start, now);
+	}
+	pghot_recent_hash(folio, h);
+	set_bit(h[0], r->bits[r->cur]);
+	set_bit(h[1], r->bits[r->cur]);
+	r->nr++;
+}
+
+/* Is @folio in @r (allocated) at @now? Lockless. */
+static bool pghot_recent_test(struct pghot_recent *r, const struct folio *folio,
+			      unsigned long now)
+{
+	unsigned long age = now - READ_ONCE(r->start);
+	unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
+	unsigned int h[2], g, cur;
+	unsigned long *bits;
+
+	/* Generations age out even when nothing is promoted. */
+	if (age >= 2 * period)
+		return false;
+	cur = READ_ONCE(r->cur);
+	pghot_recent_hash(folio, h);
+	for (g = 0; g < (age < period ? 2 : 1); g++) {
+		bits = r->bits[cur ^ g];
+		if (test_bit(h[0], bits) && test_bit(h[1], bits))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Remember that @folio, isolated for @target, is being promoted there.
+ * The filter is allocated at the first promotion to @target, by kmigrated.
+ */
+static void pghot_recent_add(int target, const struct folio *folio)
+{
+	struct pghot_recent *r = &pghot_targets[target].recent;
+	unsigned long *bits;
+
+	if (unlikely(!READ_ONCE(r->bits[1]))) {
+		bits = bitmap_zalloc(2 * PGHOT_RECENT_BITS, GFP_KERNEL);
+		if (!bits)
+			return;
+		spin_lock(&r->lock);
+		if (!r->bits[1]) {
+			r->bits[0] = bits;
+			r->start = jiffies;
+			/* Published last: readers test it first. */
+			smp_store_release(&r->bits[1],
+					  bits + BITS_TO_LONGS(PGHOT_RECENT_BITS));
+			bits = NULL;
+		}
+		spin_unlock(&r->lock);
+		bitmap_free(bits);
+	}
+	spin_lock(&r->lock);
+	pghot_recent_insert(r, folio, jiffies);
+	spin_unlock(&r->lock);
+}
+
+/**
+ * pghot_recently_promoted - did kmigrated promote @folio lately
+ * @folio: a folio on a top-tier node, locked (reclaim is demoting it)
+ *
+ * Lockless: a page promoted while this looks may be missed, and about one
+ * page in seventy that was not promoted is taken for one that was.
+ *
+ * Return: true if kmigrated promoted @folio to its node within the last
+ * PGHOT_RECENT_MS or two (fewer under heavy promotion).
+ */
+bool pghot_recently_promoted(const struct folio *folio)
+{
+	struct pghot_recent *r;
+
+	if (!pghot_targets)
+		return false;
+	r = &pghot_targets[folio_nid(folio)].recent;
+	/* Pairs with the release in pghot_recent_add(): the bits are there. */
+	if (!smp_load_acquire(&r->bits[1]))
+		return false;
+	return pghot_recent_test(r, folio, jiffies);
+}
+
+/* How long a hot fault on a queued page asks for reclaim, see below. */
+#define PGHOT_WANT_RECLAIM_MS		1000
+
+/**
+ * pghot_want_reclaim - NUMA balancing would reclaim @target for a page now
+ * @target: a top-tier node short of free memory
+ *
+ * For a hot fault on a page that is queued already, without that verdict:
+ * the fault path would wake kswapd for it, so kmigrated reclaims for the
+ * queued pages NUMA balancing chose that go to @target, for a while.
+ */
+void pghot_want_reclaim(int target)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(PGHOT_WANT_RECLAIM_MS);
+
+	if (pghot_targets && READ_ONCE(pghot_targets[target].reclaim_until) != until)
+		WRITE_ONCE(pghot_targets[target].reclaim_until, until);
+}
+
+/*
+ * May a full target be reclaimed for the page of @r (@vetted: by the
+ * fault path, for that target), at @now? For a page NUMA balancing would
+ * promote now, as the fault path does: its entry says so, or a hot fault
+ * on it since asked before @until (pghot_want_reclaim()). Never for a page
+ * hot only by pghot's own rule or known only from hardware hints.
+ */
+static bool kmigrated_reclaim(const struct pghot_ready *r, bool vetted,
+			      unsigned long until, unsigned long now)
+{
+	if (!vetted)
+		return false;
+	return (r->flags & PGHOT_READY_RECLAIM) || time_before(now, until);
 }
 
 struct kmigrated_batch {
@@ -452,7 +574,6 @@ static void kmigrated_flush(struct pghot_node *pn, struct kmigrated_batch *b)
 		return;
 	migrate_misplaced_folios(&b->folios, b->target, &done);
 	count_vm_events(PGHOT_PROMOTED, done);
-	kmigrated_recent_add(b->target, done);
 	b->promoted += done;
 	if (done < b->nr_pages) {
 		count_vm_events(PGHOT_PROMOTE_FAILED, b->nr_pages - done);
@@ -526,10 +647,11 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 			   struct kmigrated_batch *b)
 {
 	enum pghot_skip_reason why;
+	bool vetted, reclaim, free;
+	LIST_HEAD(isolated);
 	struct folio *folio;
 	struct page *page;
 	int target, err;
-	bool vetted;
 	long nr;
 	u32 rec;
 
@@ -575,7 +697,7 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 			goto skip;
 		}
 	}
-	if (kmigrated_may_promote(target, nr) == KMIGRATED_RATELIMITED) {
+	if (kmigrated_rate_exhausted(target, nr, &free)) {
 		why = PGHOT_SKIP_RATELIMITED;
 		goto skip;
 	}
@@ -583,25 +705,32 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 	    (target != b->target || kmigrated_folio_cg(folio) != b->cg))
 		kmigrated_flush(pn, b);
 	/*
-	 * Counts the batch so far against the target's watermark. Whether
-	 * reclaim may make room is asked only of a target too full to take
-	 * the page without it.
+	 * Counts the batch so far against the target's watermark. A target
+	 * too full to take the page has kswapd woken only for a page NUMA
+	 * balancing itself would promote now, as the fault path does.
 	 */
+	reclaim = kmigrated_reclaim(r, vetted,
+				    READ_ONCE(pghot_targets[target].reclaim_until),
+				    jiffies);
 	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages,
-						 false);
-	if (err == -ENOSPC && (r->flags & PGHOT_READY_RECLAIM)) {
-		if (kmigrated_may_reclaim(target))
-			err = migrate_misplaced_folio_prepare_nr(folio, target,
-								 b->nr_pages,
-								 true);
-		else
-			kmigrated_reclaim_refused(target);
-	}
+						 reclaim);
 	if (err) {
 		why = err == -ENOSPC ? PGHOT_SKIP_TARGET_FULL :
 				       PGHOT_SKIP_ISOLATE_FAILED;
 		goto skip;
 	}
+	/*
+	 * Only a page that can go is a candidate of the target's rate limit
+	 * (and of NUMA balancing's threshold, which shares it): not one the
+	 * target has no room for.
+	 */
+	if (kmigrated_charge(target, nr, free)) {
+		list_add(&folio->lru, &isolated);
+		putback_movable_pages(&isolated);
+		why = PGHOT_SKIP_RATELIMITED;
+		goto skip;
+	}
+	pghot_recent_add(target, folio);
 	/* Isolation holds its own reference now. */
 	folio_put(folio);
 	b->target = target;
@@ -612,6 +741,13 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 skip:
 	kmigrated_skip(b, r->pfn, pn->nid, target, why, nr);
 	folio_put(folio);
+}
+
+static int kmigrated_cmp_target(const void *a, const void *b)
+{
+	const struct pghot_ready *x = a, *y = b;
+
+	return x->target - y->target;
 }
 
 /* Promote up to one batch of the node's ready pages. */
@@ -641,6 +777,12 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 	}
 	if (!b.taken)
 		return;
+	/*
+	 * Pages for one target migrate together: tasks on several nodes
+	 * fault in turn, and a batch in queue order would flush at every
+	 * change of target.
+	 */
+	sort(pn->batch, b.taken, sizeof(*pn->batch), kmigrated_cmp_target, NULL);
 	for (i = 0; i < b.taken; i++) {
 		kmigrated_take(pn, &pn->batch[i], &b);
 		cond_resched();
@@ -689,6 +831,13 @@ static int kmigrated(void *arg)
 		kmigrated_do_batch(pn);
 	}
 	return 0;
+}
+
+/* What the allocator handed out for @pn: kmigrated's own memory. */
+static size_t pghot_node_bytes(struct pghot_node *pn)
+{
+	return ksize(pn) + ksize(pn->ready.kfifo.data) + ksize(pn->batch) +
+	       ksize(pn->dpfns) + ksize(pn->dtargets);
 }
 
 static void pghot_node_free(struct pghot_node *pn)
@@ -814,15 +963,21 @@ void pghot_kmigrated_show(struct seq_file *m)
 		if (!pn)
 			continue;
 		pghot_store_stats(nid, &st);
-		seq_printf(m, "node%d target %d queued %u deferred %lu sections %lu record_bytes %lu\n",
+		seq_printf(m, "node%d target %d queued %u deferred %lu sections %lu record_bytes %lu kmigrated_bytes %zu\n",
 			   nid, READ_ONCE(pn->target), kfifo_len(&pn->ready),
-			   READ_ONCE(pn->deferred), st.sections, st.bytes);
+			   READ_ONCE(pn->deferred), st.sections, st.bytes,
+			   pghot_node_bytes(pn));
 	}
 	rcu_read_unlock();
-	for_each_node_state(nid, N_MEMORY)
-		if (node_is_toptier(nid))
-			seq_printf(m, "target%d window_ms %u\n", nid,
-				   pghot_effective_window_ms(nid));
+	for_each_node_state(nid, N_MEMORY) {
+		struct pghot_recent *r = &pghot_targets[nid].recent;
+
+		if (!node_is_toptier(nid))
+			continue;
+		seq_printf(m, "target%d window_ms %u recent_bytes %zu\n", nid,
+			   pghot_effective_window_ms(nid),
+			   READ_ONCE(r->bits[1]) ? ksize(r->bits[0]) : 0);
+	}
 }
 
 /* After the record store, which runs after memory_tier_late_init(). */
@@ -843,7 +998,7 @@ static int __init pghot_kmigrated_init(void)
 		return -ENOMEM;
 	}
 	for (nid = 0; nid < nr_node_ids; nid++)
-		pghot_targets[nid].recent_start = jiffies;
+		spin_lock_init(&pghot_targets[nid].recent.lock);
 	get_online_mems();
 	mutex_lock(&pghot_nodes_lock);
 	for_each_node_state(nid, N_MEMORY)

@@ -75,7 +75,7 @@ struct pghot_section {
 	unsigned long gen;		/* clock generation of that sweep */
 	unsigned long asked;		/* jiffies when a sweep was asked for */
 	unsigned long flags;		/* PGHOT_SEC_* */
-	int target;			/* of the last deferred page */
+	int target;			/* of its deferred pages, see pghot_record_defer() */
 	void *records;			/* u8 or u32, see pghot_layout */
 	struct rcu_head rcu;
 	u64 *regions;			/* PGHOT_REGIONS_PER_SECTION, see rule.h */
@@ -86,6 +86,7 @@ struct pghot_table {
 	unsigned long start;
 	unsigned long nr;
 	unsigned long pending;		/* PGHOT_SEC_* of some section */
+	struct pghot_table *next;	/* the table that replaced this one */
 	struct rcu_head rcu;
 	struct pghot_section __rcu *secs[];
 };
@@ -226,13 +227,23 @@ static struct pghot_section *pghot_section_find(int nid, unsigned long pfn)
 	return t ? pghot_table_section(t, pfn) : NULL;
 }
 
-/* Flag @s of @t as needing attention from its node's kmigrated. */
+/*
+ * Flag @s of @t as needing attention from its node's kmigrated. RCU read
+ * side. A table replaced meanwhile (memory hotplug) may already have been
+ * looked at by kmigrated through its successor, which shares the section:
+ * flag the successors too.
+ */
 static bool pghot_section_flag(struct pghot_table *t, struct pghot_section *s,
 			       int flag)
 {
 	if (test_and_set_bit(flag, &s->flags))
 		return false;
 	set_bit(flag, &t->pending);
+	/* The flags before the look at a successor. */
+	smp_mb__after_atomic();
+	/* Pairs with the release in pghot_table_cover(). */
+	while ((t = smp_load_acquire(&t->next)))
+		set_bit(flag, &t->pending);
 	return true;
 }
 
@@ -458,6 +469,32 @@ bool pghot_record_is_ready(int nid, unsigned long pfn)
 	return ready;
 }
 
+/**
+ * pghot_record_unready - make @pfn not ready again, its window kept
+ * @nid: the node of @pfn
+ * @pfn: page frame number (of the folio's head page)
+ *
+ * For a page that turned ready but could not be queued and is left to
+ * another path: its next access within the window makes it ready again.
+ */
+void pghot_record_unready(int nid, unsigned long pfn)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_section *s;
+	u32 old;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s) {
+		old = rec_load(l, s->records, pghot_idx(pfn));
+		while (pghot_rec_ready(l, old) &&
+		       !rec_cmpxchg(l, s->records, pghot_idx(pfn), &old,
+				    old & ~pghot_ready_bit(l)))
+			;
+	}
+	rcu_read_unlock();
+}
+
 static bool pghot_section_take_ready(struct pghot_section *s,
 				     unsigned long idx, u32 *rec)
 {
@@ -579,13 +616,33 @@ void __pghot_free_pages(struct page *page, unsigned int order)
 	rcu_read_unlock();
 }
 
+/* No page of the section deferred since kmigrated last looked. */
+#define PGHOT_DEFER_NONE	(NUMA_NO_NODE - 1)
+
+/*
+ * Keep @target as the one of the deferred pages of @s, or none if they
+ * go to different nodes: a default record has no room for its own.
+ */
+static void pghot_section_defer_target(struct pghot_section *s, int target)
+{
+	int old = READ_ONCE(s->target);
+
+	do {
+		if (old == target || old == NUMA_NO_NODE)
+			return;
+	} while (!try_cmpxchg(&s->target, &old,
+			      old == PGHOT_DEFER_NONE ? target : NUMA_NO_NODE));
+}
+
 /**
  * pghot_record_defer - note a ready page that its node's queue cannot take
  * @nid: the node of @pfn
  * @pfn: page frame number of a migrate-ready page
  * @target: where it should go
  *
- * The page stays ready; pghot_collect_deferred() finds it later.
+ * The page stays ready; pghot_collect_deferred() finds it later. A precise
+ * record keeps its target; in default mode the deferred pages of a section
+ * share one, kept only while they agree (else their node's default).
  */
 void pghot_record_defer(int nid, unsigned long pfn, int target)
 {
@@ -596,13 +653,19 @@ void pghot_record_defer(int nid, unsigned long pfn, int target)
 	t = pghot_table(nid);
 	s = t ? pghot_table_section(t, pfn) : NULL;
 	if (s) {
-		WRITE_ONCE(s->target, target);
+		pghot_section_defer_target(s, target);
 		pghot_section_flag(t, s, PGHOT_SEC_DEFERRED);
 	}
 	rcu_read_unlock();
 }
 
-static unsigned int pghot_table_collect(struct pghot_table *t,
+/*
+ * Collect up to @max deferred ready pages of @t. With @nid (the table's
+ * node, not NUMA_NO_NODE) it may reschedule between sections, and stops
+ * if the table is replaced meanwhile (its successor looks at every
+ * section again). RCU read side.
+ */
+static unsigned int pghot_table_collect(struct pghot_table *t, int nid,
 					unsigned long *pfns, int *targets,
 					unsigned int max)
 {
@@ -613,12 +676,25 @@ static unsigned int pghot_table_collect(struct pghot_table *t,
 	if (!test_and_clear_bit(PGHOT_SEC_DEFERRED, &t->pending))
 		return 0;
 	for (i = 0; i < t->nr; i++) {
-		struct pghot_section *s = rcu_dereference(t->secs[i]);
 		unsigned long j, pfn = section_nr_to_pfn(t->start + i);
+		struct pghot_section *s;
+		int target;
 
+		if (nid != NUMA_NO_NODE && need_resched()) {
+			/* The table and its sections live until a grace period. */
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+			if (t != pghot_table(nid))
+				break;
+		}
+		s = rcu_dereference(t->secs[i]);
 		/* Clear first: a page deferred during the scan flags again. */
 		if (!s || !test_and_clear_bit(PGHOT_SEC_DEFERRED, &s->flags))
 			continue;
+		target = xchg(&s->target, PGHOT_DEFER_NONE);
+		if (target == PGHOT_DEFER_NONE)
+			target = NUMA_NO_NODE;
 		for (j = 0; j < PAGES_PER_SECTION; j++) {
 			u32 rec = rec_load(l, s->records, j);
 
@@ -626,13 +702,14 @@ static unsigned int pghot_table_collect(struct pghot_table *t,
 				continue;
 			if (n == max) {
 				/* Come back for the rest. */
+				pghot_section_defer_target(s, target);
 				pghot_section_flag(t, s, PGHOT_SEC_DEFERRED);
 				return n;
 			}
 			pfns[n] = pfn + j;
 			targets[n] = pghot_rec_nid(l, rec);
 			if (targets[n] == NUMA_NO_NODE)
-				targets[n] = READ_ONCE(s->target);
+				targets[n] = target;
 			n++;
 		}
 	}
@@ -662,7 +739,7 @@ unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,
 	rcu_read_lock();
 	t = pghot_table(nid);
 	if (t)
-		n = pghot_table_collect(t, pfns, targets, max);
+		n = pghot_table_collect(t, nid, pfns, targets, max);
 	rcu_read_unlock();
 	return n;
 }
@@ -826,6 +903,9 @@ static struct pghot_table *pghot_table_cover(int nid, unsigned long first,
 	t->pending = ~0UL;
 	atomic_long_add(pghot_alloc_size(t, pghot_table_size(t->nr)),
 			&pghot_store[nid].bytes);
+	if (old)
+		/* Before kmigrated can see @t, see pghot_section_flag(). */
+		smp_store_release(&old->next, t);
 	rcu_assign_pointer(pghot_store[nid].table, t);
 	if (old)
 		kvfree_rcu_mightsleep(old);
@@ -906,7 +986,7 @@ static int pghot_sections_add(int nid, unsigned long start_pfn,
 		s->validated = jiffies;
 		s->asked = s->validated;
 		s->gen = clock_gen(READ_ONCE(pghot_clock_word));
-		s->target = NUMA_NO_NODE;
+		s->target = PGHOT_DEFER_NONE;
 		atomic_long_add(pghot_section_bytes(s), &pghot_store[nid].bytes);
 		rcu_assign_pointer(t->secs[nr - t->start], s);
 	}

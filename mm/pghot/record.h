@@ -49,6 +49,7 @@ bool pghot_record_mark(int nid, unsigned long pfn, int target,
 		       unsigned int min_freq);
 bool pghot_record_is_ready(int nid, unsigned long pfn);
 bool pghot_record_take_ready(int nid, unsigned long pfn, u32 *rec);
+void pghot_record_unready(int nid, unsigned long pfn);
 void pghot_record_defer(int nid, unsigned long pfn, int target);
 unsigned int pghot_collect_deferred(int nid, unsigned long *pfns, int *targets,
 				    unsigned int max);

@@ -116,7 +116,7 @@ u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
  * frequency, saturating; a later one (or the first) opens a new window
  * with frequency 1. The record becomes migrate-ready when the frequency
  * reaches @a->threshold; a ready record stays ready. A held record ignores
- * accesses until pghot_hold_units() have passed since it was held. When
+ * accesses for two windows (pghot_hold_units()) after it was held. When
  * the record's time cannot be trusted (@a->fresh is false) an open window
  * or a hold counts as over.
  *
@@ -135,7 +135,7 @@ u32 pghot_update_record(const struct pghot_layout *l,
 	*out = PGHOT_COUNTED;
 	if (!freq && ready) {
 		/* Held. */
-		if (a->fresh && age < pghot_hold_units(l)) {
+		if (a->fresh && age < pghot_hold_units(l, a->window)) {
 			*out = PGHOT_HELD;
 			return old;
 		}

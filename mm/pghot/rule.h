@@ -8,6 +8,7 @@
 #define _MM_PGHOT_RULE_H
 
 #include <linux/bits.h>
+#include <linux/minmax.h>
 #include <linux/numa.h>
 #include <linux/types.h>
 
@@ -107,10 +108,15 @@ static inline u32 pghot_half_range(const struct pghot_layout *l)
 	return 1U << (l->time_bits - 1);
 }
 
-/* How long a demoted page is held: until it could be swept. */
-static inline u32 pghot_hold_units(const struct pghot_layout *l)
+/*
+ * How long a demoted page is held, in time units, given the window in
+ * units: two windows, in both layouts, and never beyond what a sweep
+ * keeps.
+ */
+static inline u32 pghot_hold_units(const struct pghot_layout *l,
+				   unsigned int window)
 {
-	return pghot_stale_units(l);
+	return min(2 * window, pghot_stale_units(l));
 }
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of pghot_record_access() argument checking and of what it
- * ignores, with the enabled sources passed in rather than changed.
+ * ignores, with the enabled sources passed in rather than changed, and of
+ * the hint faults pghot leaves to the fault path.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -9,6 +10,20 @@
 #define _PGHOT_CORE_KUNIT_TEST_H
 
 #include <kunit/test.h>
+
+/* A vm event summed over every CPU (0 without memory to sum into). */
+static unsigned long all_vm_event(enum vm_event_item item)
+{
+	unsigned long *events, n = 0;
+
+	events = kmalloc_array(NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
+	if (events) {
+		all_vm_events(events);
+		n = events[item];
+	}
+	kfree(events);
+	return n;
+}
 
 static void pghot_test_bad_args(struct kunit *test)
 {
@@ -46,9 +61,43 @@ static void pghot_test_ignored(struct kunit *test)
 			-ENODEV);
 }
 
+/*
+ * A hint fault kmigrated cannot serve goes the fault path's way: here a
+ * folio of a lower-tier node that is not on an LRU list (just allocated,
+ * as one somebody holds isolated), and a target that cannot take
+ * promotions. pghot must not take them (nor record them).
+ */
+static void pghot_test_fault_not_served(struct kunit *test)
+{
+	unsigned long legacy, recorded;
+	struct folio *folio;
+	int nid, top;
+
+	nid = first_node(pghot_tracked_nodes);
+	if (nid >= MAX_NUMNODES)
+		kunit_skip(test, "no lower-tier node with records");
+	top = pghot_nearest_toptier(nid);
+	folio = __folio_alloc_node(GFP_HIGHUSER_MOVABLE | __GFP_THISNODE |
+				   __GFP_NOWARN, 0, nid);
+	if (!folio)
+		kunit_skip(test, "no memory on node %d", nid);
+	legacy = all_vm_event(PGHOT_HINTFAULT_LEGACY);
+	recorded = all_vm_event(PGHOT_RECORDED_HINTFAULTS);
+	KUNIT_EXPECT_FALSE(test, folio_test_lru(folio));
+	if (top != NUMA_NO_NODE)
+		KUNIT_EXPECT_FALSE(test, __pghot_hint_fault(folio, top, true));
+	/* The lower-tier node itself is no target. */
+	KUNIT_EXPECT_FALSE(test, __pghot_hint_fault(folio, nid, false));
+	KUNIT_EXPECT_GE(test, all_vm_event(PGHOT_HINTFAULT_LEGACY),
+			legacy + 1 + (top != NUMA_NO_NODE));
+	KUNIT_EXPECT_EQ(test, all_vm_event(PGHOT_RECORDED_HINTFAULTS), recorded);
+	folio_put(folio);
+}
+
 static struct kunit_case pghot_core_test_cases[] = {
 	KUNIT_CASE(pghot_test_bad_args),
 	KUNIT_CASE(pghot_test_ignored),
+	KUNIT_CASE(pghot_test_fault_not_served),
 	{}
 };
 

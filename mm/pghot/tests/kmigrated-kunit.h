@@ -3,8 +3,8 @@
  * KUnit tests of the promotion rules kmigrated shares with NUMA balancing
  * (the per-target rate-limit window, the direction of threshold
  * adaptation), of how kmigrated picks a ready page's target, tells a
- * stale queue entry and has reclaim make room. All on private state: the
- * node counters are only read.
+ * stale queue entry, remembers what it promoted and has reclaim make room.
+ * All on private state: the node counters are only read.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -170,78 +170,122 @@ static void pghot_test_entry_state(struct kunit *test)
 						seq + 1, 2000), PGHOT_ENTRY_STALE);
 }
 
-/* The periods of a target's recent promotions, across a jiffies wrap. */
+/* A made-up folio with an identity: what the recent-promotion filter reads. */
+static struct folio *test_folio(struct kunit *test, unsigned long mapping,
+				pgoff_t index)
+{
+	struct folio *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		kunit_skip(test, "no memory for a folio");
+	f->mapping = (struct address_space *)mapping;
+	f->index = index;
+	return f;
+}
+
+/* A private filter, as the first promotion to a target sets it up. */
+static struct pghot_recent *test_recent(struct kunit *test, unsigned long start)
+{
+	struct pghot_recent *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	if (r)
+		r->bits[0] = kunit_kzalloc(test, 2 * BITS_TO_LONGS(PGHOT_RECENT_BITS) *
+					   sizeof(long), GFP_KERNEL);
+	if (!r || !r->bits[0])
+		kunit_skip(test, "no memory for a filter");
+	r->bits[1] = r->bits[0] + BITS_TO_LONGS(PGHOT_RECENT_BITS);
+	r->start = start;
+	return r;
+}
+
+/*
+ * Pages promoted lately are found, through the generations, across a
+ * jiffies wrap; pages not promoted are not; nothing is after two periods.
+ */
 static void pghot_test_recent(struct kunit *test)
 {
 	const unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
 	unsigned long start = -(period / 2);	/* wraps within the period */
-	struct pghot_target t = { .recent_start = start };
+	struct pghot_recent *r = test_recent(test, start);
+	struct folio *a = test_folio(test, 0x1000 | FOLIO_MAPPING_ANON, 7);
+	struct folio *b = test_folio(test, 0x1000 | FOLIO_MAPPING_ANON, 8);
+	struct folio *c = test_folio(test, 0x2000, 7);
+	/* The same page after migration: a new folio, the same identity. */
+	struct folio *a2 = test_folio(test, 0x1000 | FOLIO_MAPPING_ANON, 7);
 
-	t.recent[0] = 10;
-	kmigrated_recent_age(&t, start + period - 1);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 10UL);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
-	/* The next period: this one becomes the last. */
-	kmigrated_recent_age(&t, start + period);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 10UL);
-	KUNIT_EXPECT_EQ(test, t.recent_start, start + period);
-	/* Two periods on with nothing promoted: both are forgotten. */
-	t.recent[0] = 5;
-	kmigrated_recent_age(&t, start + 3 * period);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
-	/* A period that started late keeps its pages for a whole period. */
-	t.recent[0] = 7;
-	kmigrated_recent_age(&t, start + 4 * period - 1);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 7UL);
-	kmigrated_recent_age(&t, start + 5 * period - 1);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 7UL);
-	/* Refused during the period that ends: nothing is forgotten. */
-	t.recent[0] = 3;
-	t.refused = true;
-	kmigrated_recent_age(&t, start + 6 * period - 1);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 0UL);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 10UL);
-	KUNIT_EXPECT_FALSE(test, t.refused);
-	/* Not refused in the next one: the older pages age out. */
-	kmigrated_recent_age(&t, start + 7 * period - 1);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
-	/* Refused, then nothing asked for two periods: all forgotten. */
-	t.recent[0] = 4;
-	t.refused = true;
-	kmigrated_recent_age(&t, start + 9 * period);
-	KUNIT_EXPECT_EQ(test, t.recent[0] + t.recent[1], 0UL);
+	pghot_recent_insert(r, a, start);
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, a2, start + 1));
+	KUNIT_EXPECT_FALSE(test, pghot_recent_test(r, b, start + 1));
+	KUNIT_EXPECT_FALSE(test, pghot_recent_test(r, c, start + 1));
+	/* Its generation is over but not forgotten. */
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, a, start + period));
+	KUNIT_EXPECT_FALSE(test, pghot_recent_test(r, a, start + 2 * period));
+	/* A new generation: the old one is still looked at for a period. */
+	pghot_recent_insert(r, c, start + period);
+	KUNIT_EXPECT_EQ(test, r->start, start + period);
+	KUNIT_EXPECT_EQ(test, r->nr, 1U);
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, a, start + period + 1));
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, c, start + period + 1));
+	KUNIT_EXPECT_FALSE(test, pghot_recent_test(r, a, start + 2 * period));
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, c, start + 2 * period));
+	/* Two generations on, a is gone from the bits too. */
+	pghot_recent_insert(r, b, start + 2 * period);
+	KUNIT_EXPECT_FALSE(test, pghot_recent_test(r, a, start + 2 * period));
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, b, start + 2 * period));
 }
 
-/* Pages that left the target's LRU lists are taken off, oldest first. */
-static void pghot_test_recent_drop(struct kunit *test)
+/*
+ * A full generation starts the next one; until then about 1.4% of pages
+ * never promoted are taken for promoted ones (two bits of 2^16 per page,
+ * 4,096 pages): a bound of 3% on a fixed set of identities.
+ */
+static void pghot_test_recent_full(struct kunit *test)
 {
-	struct pghot_target t = { .recent = { 5, 10 } };
+	struct pghot_recent *r = test_recent(test, jiffies);
+	struct folio *f = test_folio(test, 0x3000 | FOLIO_MAPPING_ANON, 0);
+	unsigned long now = r->start;
+	unsigned int i, fp = 0;
 
-	kmigrated_recent_drop(&t, 4);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 6UL);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 5UL);
-	kmigrated_recent_drop(&t, 8);
-	KUNIT_EXPECT_EQ(test, t.recent[1], 0UL);
-	KUNIT_EXPECT_EQ(test, t.recent[0], 3UL);
-	kmigrated_recent_drop(&t, ULONG_MAX);
-	KUNIT_EXPECT_EQ(test, t.recent[0] + t.recent[1], 0UL);
+	for (i = 0; i < PGHOT_RECENT_KEYS; i++) {
+		f->index = i;
+		pghot_recent_insert(r, f, now);
+	}
+	KUNIT_EXPECT_EQ(test, r->nr, (unsigned int)PGHOT_RECENT_KEYS);
+	for (i = 0; i < PGHOT_RECENT_KEYS; i++) {
+		f->index = i;
+		KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, f, now));
+		f->index = PGHOT_RECENT_KEYS + i;
+		fp += pghot_recent_test(r, f, now);
+	}
+	kunit_info(test, "%u of %u pages not promoted taken for promoted ones\n",
+		   fp, PGHOT_RECENT_KEYS);
+	KUNIT_EXPECT_LE(test, fp * 100, 3U * PGHOT_RECENT_KEYS);
+	/* One more starts a new generation; the full one is still seen. */
+	pghot_recent_insert(r, f, now);
+	KUNIT_EXPECT_EQ(test, r->nr, 1U);
+	f->index = 0;
+	KUNIT_EXPECT_TRUE(test, pghot_recent_test(r, f, now));
 }
 
-/* Reclaim is worth it only while others outnumber our recent pages. */
-static void pghot_test_lru_others(struct kunit *test)
+/*
+ * Reclaim only for a page the fault path chose for its target: hot in its
+ * entry, or since (until the request runs out).
+ */
+static void pghot_test_reclaim(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, kmigrated_lru_mostly_others(1, 0));
-	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(0, 0));
-	KUNIT_EXPECT_TRUE(test, kmigrated_lru_mostly_others(201, 100));
-	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(200, 100));
-	/* Ours may exceed what is left on the lists (demoted, freed). */
-	KUNIT_EXPECT_FALSE(test, kmigrated_lru_mostly_others(50, 100));
-	KUNIT_EXPECT_TRUE(test,
-			  kmigrated_lru_mostly_others(ULONG_MAX, ULONG_MAX / 2));
-	KUNIT_EXPECT_FALSE(test,
-			   kmigrated_lru_mostly_others(ULONG_MAX - 1, ULONG_MAX / 2));
+	struct pghot_ready r = { .flags = PGHOT_READY_VETTED | PGHOT_READY_RECLAIM };
+	unsigned long now = -10UL;
+
+	KUNIT_EXPECT_TRUE(test, kmigrated_reclaim(&r, true, 0, now));
+	/* Sent elsewhere (target_nid, a precise record's later target). */
+	KUNIT_EXPECT_FALSE(test, kmigrated_reclaim(&r, false, now + 100, now));
+	/* Hot by pghot's own rule only; a hot fault since asks, for a while. */
+	r.flags = PGHOT_READY_VETTED;
+	KUNIT_EXPECT_FALSE(test, kmigrated_reclaim(&r, true, now, now));
+	KUNIT_EXPECT_TRUE(test, kmigrated_reclaim(&r, true, now + 20, now));
+	/* A hardware hint never. */
+	r.flags = 0;
+	KUNIT_EXPECT_FALSE(test, kmigrated_reclaim(&r, false, now + 20, now));
 }
 
 static struct kunit_case pghot_kmigrated_test_cases[] = {
@@ -250,8 +294,8 @@ static struct kunit_case pghot_kmigrated_test_cases[] = {
 	KUNIT_CASE(pghot_test_target_choice),
 	KUNIT_CASE(pghot_test_entry_state),
 	KUNIT_CASE(pghot_test_recent),
-	KUNIT_CASE(pghot_test_recent_drop),
-	KUNIT_CASE(pghot_test_lru_others),
+	KUNIT_CASE(pghot_test_recent_full),
+	KUNIT_CASE(pghot_test_reclaim),
 	{}
 };
 

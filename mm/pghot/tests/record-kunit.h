@@ -86,7 +86,7 @@ static unsigned int test_collect(struct pghot_test_store *ts,
 	unsigned int n;
 
 	rcu_read_lock();
-	n = pghot_table_collect(ts->t, pfns, targets, 4);
+	n = pghot_table_collect(ts->t, NUMA_NO_NODE, pfns, targets, 4);
 	rcu_read_unlock();
 	return n;
 }
@@ -250,7 +250,8 @@ static void pghot_test_store_hold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_touch(ts, 11, 1, NUMA_NO_NODE),
 			(unsigned int)PGHOT_TOUCH_HELD);
 	KUNIT_EXPECT_FALSE(test, pghot_section_take_ready(ts->s, 11, &rec));
-	ts->now += (unsigned long)pghot_hold_units(l) * test_unit(ts);
+	ts->now += (unsigned long)pghot_hold_units(l, l->window_units) *
+		   test_unit(ts);
 	test_sweep_if_asked(ts, 0);
 	KUNIT_EXPECT_TRUE(test, test_touch(ts, 11, 1, NUMA_NO_NODE) &
 			  PGHOT_TOUCH_READY);
@@ -316,6 +317,65 @@ static void pghot_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 0U);
 }
 
+/*
+ * Deferred pages of a section in default mode share one target while they
+ * agree, and go to their node's default once two disagree; the scan starts
+ * the section afresh. A precise record keeps its own.
+ */
+static void pghot_test_deferred_target(struct kunit *test)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_test_store *ts;
+	unsigned long pfns[4];
+	int targets[4];
+
+	ts = pghot_test_store(test);
+	WRITE_ONCE(ts->s->target, PGHOT_DEFER_NONE);
+	test_touch(ts, 50, 1, 0);
+	test_touch(ts, 51, 1, 0);
+	pghot_section_defer_target(ts->s, 0);
+	pghot_section_defer_target(ts->s, 0);
+	pghot_section_flag(ts->t, ts->s, PGHOT_SEC_DEFERRED);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 2U);
+	KUNIT_EXPECT_EQ(test, targets[0], 0);
+	KUNIT_EXPECT_EQ(test, targets[1], 0);
+	KUNIT_EXPECT_EQ(test, ts->s->target, PGHOT_DEFER_NONE);
+
+	/* Two tasks on two nodes: no target is right for both. */
+	pghot_section_defer_target(ts->s, 0);
+	pghot_section_defer_target(ts->s, 1);
+	pghot_section_defer_target(ts->s, 0);
+	pghot_section_flag(ts->t, ts->s, PGHOT_SEC_DEFERRED);
+	KUNIT_EXPECT_EQ(test, test_collect(ts, pfns, targets), 2U);
+	KUNIT_EXPECT_EQ(test, targets[0], l->nid_bits ? 0 : NUMA_NO_NODE);
+	KUNIT_EXPECT_EQ(test, targets[1], l->nid_bits ? 0 : NUMA_NO_NODE);
+}
+
+/*
+ * A section flagged through a table already replaced (memory hotplug)
+ * flags its successor too, which kmigrated may have looked at already.
+ */
+static void pghot_test_flag_replaced(struct kunit *test)
+{
+	struct pghot_test_store *ts;
+	struct pghot_table *next;
+
+	ts = pghot_test_store(test);
+	next = kunit_kzalloc(test, pghot_table_size(1), GFP_KERNEL);
+	if (!next)
+		kunit_skip(test, "no memory for a table");
+	next->start = ts->t->start;
+	next->nr = 1;
+	RCU_INIT_POINTER(next->secs[0], ts->s);
+	ts->t->next = next;
+	rcu_read_lock();
+	KUNIT_EXPECT_TRUE(test, pghot_section_flag(ts->t, ts->s, PGHOT_SEC_DEFERRED));
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, test_bit(PGHOT_SEC_DEFERRED, &next->pending));
+	KUNIT_EXPECT_TRUE(test, test_bit(PGHOT_SEC_DEFERRED, &ts->t->pending));
+	ts->t->next = NULL;
+}
+
 static int pghot_test_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -376,6 +436,8 @@ static struct kunit_case pghot_record_test_cases[] = {
 	KUNIT_CASE(pghot_test_store_hold),
 	KUNIT_CASE(pghot_test_reset),
 	KUNIT_CASE(pghot_test_deferred),
+	KUNIT_CASE(pghot_test_deferred_target),
+	KUNIT_CASE(pghot_test_flag_replaced),
 	KUNIT_CASE(pghot_test_record_cost),
 	{}
 };

@@ -148,10 +148,15 @@ static void pghot_test_hold(struct kunit *test)
 {
 	const struct pghot_layout *l = test_layout(test);
 	const struct pghot_clock c = { .shift = TEST_SHIFT };
-	unsigned long t = 3000 * TEST_UNIT, hold = pghot_hold_units(l) * TEST_UNIT;
+	unsigned long t = 3000 * TEST_UNIT;
+	unsigned long hold = pghot_hold_units(l, TEST_WINDOW) * TEST_UNIT;
 	enum pghot_outcome out;
 	u32 rec, next;
 
+	/* Two windows in both layouts, capped by what a sweep keeps. */
+	KUNIT_EXPECT_EQ(test, pghot_hold_units(l, TEST_WINDOW), 2U * TEST_WINDOW);
+	KUNIT_EXPECT_EQ(test, pghot_hold_units(l, pghot_stale_units(l)),
+			pghot_stale_units(l));
 	rec = pghot_hold_record(l, &c, t);
 	KUNIT_EXPECT_TRUE(test, pghot_rec_held(l, rec));
 	KUNIT_EXPECT_FALSE(test, pghot_rec_ready(l, rec));
