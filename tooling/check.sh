@@ -98,7 +98,8 @@ boot() {
 	[ "${4:-}" != nokunit ] || kunit=0
 	phase "VM ($name): $([ $kunit = 1 ] && echo 'KUnit at boot + ')kselftests $tests"
 	for try in 1 2 3; do
-		KUNIT=$kunit VMDIR=$OUT/vm-$name VM_APPEND="$append" "$TOP/tooling/vm.sh" \
+		KUNIT=$kunit VMDIR=$OUT/vm-$name VM_APPEND="$append" \
+			VM_TIMEOUT=${VM_TIMEOUT:-3000} "$TOP/tooling/vm.sh" \
 			"${PRE:+$PRE; }PGHOT_BOOT=$name PGHOT_TOP_NODES='${TOP_NODES:-0-1}' PGHOT_LOWER_NODES='${LOWER_NODES:-2}' PGHOT_TESTS='$tests' tooling/guest-tests.sh" |
 			tee "$log"
 		rc=${PIPESTATUS[0]}

@@ -5,15 +5,20 @@
 # guest-tests.sh prints:
 #	hangcheck/kmigrated-not-stuck   no kmigrated thread sits in D state
 #	                                through HANG_SAMPLE_S of samples
-#	hangcheck/ready-queues-drained  every "node<N> ... queued <Q>" line of
-#	                                the pghot stats reads Q=0 within
-#	                                DRAIN_WAIT_S, with NUMA balancing off
+#	hangcheck/ready-queues-drained  every "node<N> ... queued <Q> deferred
+#	                                <D>" line of the pghot stats reads Q=0
+#	                                and D=0 within DRAIN_WAIT_S, with NUMA
+#	                                balancing off
+#	hangcheck/kmigrated-at-rest     then no kmigrated thread uses more than
+#	                                REST_MAX_TICKS of CPU time in REST_S
 # The kernel's own watchdogs (soft lockup, hung task, workqueue stall,
 # RCU stall) report on the console, which tooling/vm.sh checks.
 set -uo pipefail
 STATS=/sys/kernel/debug/pghot/stats
 HANG_SAMPLE_S=${HANG_SAMPLE_S:-5}
 DRAIN_WAIT_S=${DRAIN_WAIT_S:-60}
+REST_S=${REST_S:-3}
+REST_MAX_TICKS=${REST_MAX_TICKS:-2}
 
 result() {
 	local line="result: $1 $2"
@@ -78,19 +83,48 @@ fi
 echo 0 > /proc/sys/kernel/numa_balancing 2>/dev/null
 t0=$(date +%s)
 while :; do
-	queued=$(sed -nE 's/^(node[0-9]+) .*queued ([0-9]+).*/\1=\2/p' "$STATS" |
-		grep -v '=0$' | tr '\n' ' ')
+	queued=$(sed -nE 's/^(node[0-9]+) .*queued ([0-9]+) deferred ([0-9]+).*/\1=\2+\3/p' "$STATS" |
+		grep -v '=0+0$' | tr '\n' ' ')
 	[ -n "$queued" ] || break
 	[ $(( $(date +%s) - t0 )) -lt "$DRAIN_WAIT_S" ] || break
 	sleep 1
 done
-nodes=$(grep -cE '^node[0-9]+ .*queued' "$STATS")
+nodes=$(grep -cE '^node[0-9]+ .*queued [0-9]+ deferred' "$STATS")
 if [ "$nodes" = 0 ]; then
-	result FAIL hangcheck/ready-queues-drained "no node<N> ... queued <Q> line in $STATS"
+	result FAIL hangcheck/ready-queues-drained "no node<N> ... queued <Q> deferred <D> line in $STATS"
 elif [ -n "$queued" ]; then
 	sed 's/^/#   /' "$STATS"
-	result FAIL hangcheck/ready-queues-drained "still queued after ${DRAIN_WAIT_S}s: $queued"
+	result FAIL hangcheck/ready-queues-drained "still queued+deferred after ${DRAIN_WAIT_S}s: $queued"
 else
 	result PASS hangcheck/ready-queues-drained \
 		"$nodes nodes, drained in $(( $(date +%s) - t0 ))s"
+fi
+
+# At rest a kmigrated sleeps: a thread that spins (R state, polling a queue
+# or a flag that never clears) would pass the checks above.
+cpu_ticks() {
+	local pid rest
+
+	for pid in $(kmigrated_states | awk '{print $1}'); do
+		{ IFS= read -r rest < "/proc/$pid/stat"; } 2>/dev/null || continue
+		rest=${rest##*) }
+		# utime and stime: fields 14 and 15, 12 and 13 after the comm.
+		echo "$pid $(echo "$rest" | awk '{print $12 + $13}')"
+	done
+}
+declare -A t0_ticks=()
+while read -r pid ticks; do
+	[ -n "$pid" ] && t0_ticks[$pid]=$ticks
+done <<< "$(cpu_ticks)"
+sleep "$REST_S"
+busy=
+while read -r pid ticks; do
+	[ -n "$pid" ] && [ -n "${t0_ticks[$pid]:-}" ] || continue
+	used=$((ticks - t0_ticks[$pid]))
+	[ "$used" -le "$REST_MAX_TICKS" ] || busy+="pid $pid: $used ticks "
+done <<< "$(cpu_ticks)"
+if [ -n "$busy" ]; then
+	result FAIL hangcheck/kmigrated-at-rest "CPU time in ${REST_S}s at rest: $busy"
+else
+	result PASS hangcheck/kmigrated-at-rest "${#t0_ticks[@]} threads idle for ${REST_S}s"
 fi

@@ -123,6 +123,9 @@ fi
 
 mkdir -p "$VMDIR"
 rm -f "$VMDIR/rc"
+# The guest's page-cache filesystem (tooling/guest-init): empty each boot.
+rm -rf "$VMDIR/files"
+mkdir -p "$VMDIR/files"
 printf '%s\n' "$*" > "$VMDIR/cmd.sh"
 console=$VMDIR/console.log
 
@@ -218,6 +221,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-virtfs local,path=/,mount_tag=pghotroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$TOP",mount_tag=pghottop,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$OUT",mount_tag=pghotout,security_model=none \
+	-virtfs local,path="$VMDIR/files",mount_tag=pghotfiles,security_model=none \
 	-device virtio-serial-pci -chardev stdio,id=cmdout,signal=off \
 	-device virtconsole,chardev=cmdout \
 	-serial file:"$console" -display none -monitor none \
@@ -225,11 +229,12 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 qrc=$?
 
 rc=$(cat "$VMDIR/rc" 2>/dev/null)
-# Everything but the known upstream report (tooling/known-reports.awk).
+# Everything but the known upstream report (tooling/known-reports.awk); a
+# console that dropped messages may have lost a report in the flood.
 checked=$(awk -f "$TOP/tooling/known-reports.awk" "$console")
 known=$(echo "$checked" | sed -n 's/^pghot-known-report: //p' | sort -u)
 bad=$(echo "$checked" | grep -v '^pghot-known-report: ' |
-	grep -E -m5 'Kernel panic|Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular|sleeping function called|soft lockup|hung_task|blocked for more than|detected stall|Call Trace')
+	grep -E -m5 'Kernel panic|Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular|sleeping function called|soft lockup|hung_task|blocked for more than|detected stall|Call Trace|printk messages dropped')
 if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	log "VM timed out after ${VM_TIMEOUT}s (console: $console)"; tail -20 "$console" >&2; exit 125
 fi

@@ -3,10 +3,11 @@
  * pghot beyond private anonymous 4K pages on an idle box.
  *
  * rate_limit:   the top tier below the free-space fast path (the target
- *	filled with locked memory bar a margin) and rate_limit_MBps small:
- *	pages promoted stay within the limit plus one batch per second, and
- *	pghot_promote_ratelimited moves where promotion is fast enough to
- *	reach the limit.
+ *	filled with locked memory bar a margin) and rate_limit_MBps small,
+ *	on a buffer four times what the limit lets through: the pages that
+ *	moved (move_pages()) stay within the limit times the seconds, plus
+ *	one window and a few folios, and pghot_promote_ratelimited moves
+ *	where promotion is fast enough to reach the limit.
  * memcg:        a memory cgroup with memory.max, whose pages sit on a
  *	lower-tier node, is promoted with its charge kept (memory.current
  *	unchanged within a page per 64 folios), no OOM kill; at its limit it
@@ -52,6 +53,7 @@
 #define COLLAPSE_TIMEOUT_S	30	/* retried 100 ms apart */
 #define RATE_MBPS		1		/* rate_limit test */
 #define RATE_RUN_S		8
+#define RATE_BUF_SIZE		(40UL << 20)	/* 4x what 1 MB/s lets through in 9 s */
 #define RATE_MARGIN		(512UL << 20)	/* left free on the target */
 #define RACE_S			10
 #define REUSE_PAGES		256		/* freed_while_queued */
@@ -84,6 +86,7 @@ enum {
 	KNOB_SLEEP,
 	KNOB_BATCH,
 	KNOB_REGION,
+	KNOB_REGION_REF,
 	NR_KNOBS,
 };
 
@@ -101,6 +104,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_SLEEP] = { PGHOT_DIR "kmigrated_sleep_ms", true },
 	[KNOB_BATCH] = { PGHOT_DIR "kmigrated_batch_nr", true },
 	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
+	[KNOB_REGION_REF] = { PGHOT_DIR "hwhint_region_ref", true },
 };
 
 FIXTURE(coverage)
@@ -201,12 +205,15 @@ static unsigned long stamps_lost(const struct region *rg)
 
 TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
 {
-	const unsigned long limit = RATE_MBPS * 256UL, batch = 512;
-	unsigned long long p0, p1, rl0, rl1;
+	/* Pages a second, and a few folios a window may overshoot by. */
+	const unsigned long limit = RATE_MBPS * 256UL, slack = 16;
+	unsigned long long rl0, rl1;
+	unsigned long moved, bound;
+	struct residency r;
 	struct region rg;
 	size_t hog_size;
+	double start, elapsed;
 	char rate[16];
-	double start;
 	char *hog;
 	int j;
 
@@ -215,11 +222,12 @@ TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
 	set_knob(_metadata, self->knobs, KNOB_RATE_LIMIT, rate);
 	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
 	for (j = 0; j < self->topo->nr_lower; j++) {
-		map_region(_metadata, &rg, BUF_SIZE);
+		/* At least four times what the limit lets through in the run. */
+		map_region(_metadata, &rg, RATE_BUF_SIZE);
+		ASSERT_GE(rg.nr, 4 * limit * (RATE_RUN_S + 1));
 		ASSERT_EQ(place_on_node(&rg, self->topo->lower[j]), 0);
 		/* Below the fast path: every promotion is a rated candidate. */
 		hog = fill_node(_metadata, self->cpu, RATE_MARGIN, &hog_size);
-		p0 = vmstat("pghot_promoted");
 		rl0 = vmstat("pghot_promote_ratelimited");
 		start = now_s();
 		/* Keep reporting every page, as a sampler would. */
@@ -228,20 +236,24 @@ TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
 			usleep(250 * 1000);
 		}
 		sleep(1);
-		p1 = vmstat("pghot_promoted");
+		/* Where the pages are, not what pghot counted. */
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+		elapsed = now_s() - start;
 		rl1 = vmstat("pghot_promote_ratelimited");
-		ksft_print_msg("node %d: %llu promoted in %d s at %d MB/s (%lu/s), %llu refused\n",
-			       self->topo->lower[j], p1 - p0, RATE_RUN_S, RATE_MBPS,
-			       limit, rl1 - rl0);
-		EXPECT_GT(p1 - p0, 0ULL);
-		/* A window may straddle the run's ends: one more of each. */
-		EXPECT_LE(p1 - p0, (RATE_RUN_S + 2) * (limit + batch));
+		moved = r.top + r.other;
+		/* One window per second of the run, and one it may straddle. */
+		bound = limit * (unsigned long)(elapsed + 1) + slack;
+		ksft_print_msg("node %d: %lu/%lu moved in %.1f s, %d MB/s (<= %lu), %llu refused\n",
+			       self->topo->lower[j], moved, rg.nr, elapsed,
+			       RATE_MBPS, bound, rl1 - rl0);
+		EXPECT_GT(moved, 0UL);
+		EXPECT_LE(moved, bound);
 		/*
 		 * Refusals show the limit at work where promotion can reach
 		 * it; from memory slower than the limit (an emulated CXL
 		 * device) it never binds.
 		 */
-		if (p1 - p0 < RATE_RUN_S * limit / 2)
+		if (moved < RATE_RUN_S * limit / 2)
 			ksft_print_msg("node %d: slower than the limit, which never bound\n",
 				       self->topo->lower[j]);
 		else
@@ -402,7 +414,7 @@ TEST_F_TIMEOUT(coverage, memcg, COVERAGE_TIMEOUT_S)
 
 TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 {
-	unsigned long long p0, p1;
+	unsigned long long p0, p1, s0, s1, l0, l1;
 	struct progress prog;
 	struct residency r;
 	struct region rg;
@@ -432,6 +444,8 @@ TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 		ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT));
 		stamp(&rg);
 		p0 = vmstat("pghot_promoted");
+		s0 = vmstat("pgpromote_success");
+		l0 = vmstat("pghot_hintfault_legacy");
 		set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
 		start = now_s();
 		prog = (struct progress){ };
@@ -442,11 +456,16 @@ TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 					   rg.nr));
 		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
 		p1 = vmstat("pghot_promoted");
+		s1 = vmstat("pgpromote_success");
+		l1 = vmstat("pghot_hintfault_legacy");
 		on = region_on_node(&rg, self->cpu);
-		ksft_print_msg("memfd on node %d: %lu/%lu pages on node %d, pghot_promoted +%llu\n",
-			       self->topo->lower[j], on, rg.nr, self->cpu, p1 - p0);
+		ksft_print_msg("memfd on node %d: %lu/%lu pages on node %d\n",
+			       self->topo->lower[j], on, rg.nr, self->cpu);
+		ksft_print_msg("pghot_promoted +%llu, pgpromote_success +%llu, faults left %llu\n",
+			       p1 - p0, s1 - s0, l1 - l0);
 		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
-		EXPECT_GE(p1 - p0, on);
+		EXPECT_GE(s1 - s0, on);
+		EXPECT_TRUE(kmigrated_did_it(p1 - p0, s1 - s0, l1 - l0));
 		EXPECT_EQ(stamps_lost(&rg), 0UL);
 		region_free(&rg);
 		munmap(buf, BUF_SIZE);
@@ -565,6 +584,8 @@ static int split_thps(const struct region *rg)
 	return write_str(SPLIT_HUGE, cmd);
 }
 
+static long kmigrated_backlog(int nid);
+
 /*
  * kmigrated waits up to a second to fill a batch of 1024: THPs reported
  * now sit in its queue while @change rearranges them. Then every page must
@@ -576,9 +597,16 @@ static void change_while_queued(struct __test_metadata *_metadata,
 {
 	struct residency r;
 
+	long backlog;
+
 	set_knob(_metadata, self->knobs, KNOB_SLEEP, "1000");
 	set_knob(_metadata, self->knobs, KNOB_BATCH, "1024");
 	ASSERT_EQ(inject_region(rg, self->cpu), 0);
+	/* Something must be queued, or the change tests nothing. */
+	backlog = kmigrated_backlog(rg->nid);
+	ksft_print_msg("%ld ready for kmigrated%d before the change\n", backlog,
+		       rg->nid);
+	EXPECT_GT(backlog, 0L);
 	EXPECT_EQ(change(rg), 0) TH_LOG("%s", strerror(errno));
 	sleep(SETTLE_S);
 	ASSERT_EQ(query_residency(rg, &r), 0);
@@ -708,46 +736,23 @@ static unsigned long pfns_shared(const unsigned long *a, unsigned long na,
 }
 
 /*
- * Place @rg on @nid with no page of it left in a CPU's LRU batch, where a
- * report would find it off the LRU and be ignored: move_pages() drains
- * every CPU's batches, even when the pages stay where they are.
- */
-static int place_on_lru(struct region *rg, int nid)
-{
-	int *nodes = calloc(rg->nr, sizeof(*nodes));
-	unsigned long i;
-	long ret = -1;
-
-	if (nodes && !place_on_node(rg, nid)) {
-		for (i = 0; i < rg->nr; i++)
-			nodes[i] = nid;
-		ret = move_pages(0, rg->nr, rg->pages, nodes, rg->status,
-				 MPOL_MF_MOVE);
-	}
-	free(nodes);
-	return ret ? -1 : 0;
-}
-
-/*
- * Once kmigrated is done with what was queued, report the pages of @rg
- * still on @lower again, naming @nid, as a sampler that keeps seeing them
- * would (a page still in a CPU's LRU batch when its report came was
- * ignored), until none is left or PROMOTE_STALL_S.
+ * The pages of @rg were reported once, naming @nid: once kmigrated is done
+ * with what was queued, HINT_FIRST_PCT of them must be on @nid; report
+ * those still on @lower again, as a sampler that keeps seeing them would,
+ * up to HINT_ROUNDS_MAX rounds in all.
  */
 static void reported_until_promoted(struct __test_metadata *_metadata,
 				    const struct region *rg, int lower, int nid)
 {
-	double start = now_s();
-	struct residency r;
+	unsigned long first;
+	unsigned int rounds = 1;
 
-	for (;;) {
-		ASSERT_EQ(wait_backlog_empty(lower), 0);
-		usleep(200 * 1000);
-		ASSERT_EQ(query_residency(rg, &r), 0);
-		if (!r.slow || now_s() - start > PROMOTE_STALL_S)
-			break;
-		ASSERT_GE(inject_region_left(rg, nid), 0);
-	}
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	first = wait_settled(rg, nid);
+	EXPECT_TRUE(reached_pct(first, rg->nr, HINT_FIRST_PCT))
+		TH_LOG("only %lu of %lu pages moved after the first reports",
+		       first, rg->nr);
+	ASSERT_GE(hint_rounds(rg, nid, nid, &first, &rounds), 0);
 }
 
 /*
@@ -772,7 +777,7 @@ static bool reuse_round(struct __test_metadata *_metadata, int lower,
 	apfns = calloc(a.nr, sizeof(*apfns));
 	bpfns = calloc(b.nr, sizeof(*bpfns));
 	ASSERT_TRUE(apfns && bpfns);
-	ASSERT_EQ(place_on_lru(&a, lower), 0);
+	ASSERT_EQ(place_on_node(&a, lower), 0);
 	ASSERT_EQ(region_pfns(&a, apfns), 0);
 
 	/* kmigrated is idle: the first report starts its wait for a batch. */
@@ -781,7 +786,7 @@ static bool reuse_round(struct __test_metadata *_metadata, int lower,
 	ASSERT_EQ(query_residency(&a, &r), 0);
 	queued = r.slow == a.nr && kmigrated_backlog(lower) > 0;
 	unmap_region(&a);
-	ASSERT_EQ(place_on_lru(&b, lower), 0);
+	ASSERT_EQ(place_on_node(&b, lower), 0);
 	ASSERT_EQ(region_pfns(&b, bpfns), 0);
 	ASSERT_EQ(inject_pfns(bpfns, b.nr, new_nid), 0);
 	ms = (now_s() - start) * 1000;
@@ -835,23 +840,53 @@ TEST_F_TIMEOUT(coverage, freed_while_queued, COVERAGE_TIMEOUT_S)
 	}
 }
 
-/* Valid values for a knob: the range a racing writer picks from. */
+/*
+ * Valid values for a knob: the range a racing writer picks from, and 0 as
+ * well if @zero_ok. target_nid takes -1 or a top-tier node instead.
+ */
 struct knob_range {
 	int idx;
 	long min, max;
+	bool zero_ok;
 };
 
 static const struct knob_range race_ranges[] = {
-	{ KNOB_SOURCES, 0, 3 },
-	{ KNOB_FREQ_THRESHOLD, 1, 3 },
-	{ KNOB_WINDOW, 100, 60000 },
-	{ KNOB_RATE_LIMIT, 0, 65536 },
-	{ KNOB_SLEEP, 50, 1000 },
-	{ KNOB_BATCH, 64, 1024 },
+	{ KNOB_SOURCES, 0, 3, false },
+	{ KNOB_TARGET_NID, -1, -1, false },
+	{ KNOB_FREQ_THRESHOLD, 1, 3, false },
+	{ KNOB_WINDOW, 100, 60000, false },
+	{ KNOB_RATE_LIMIT, 0, 65536, false },
+	{ KNOB_SLEEP, 50, 1000, false },
+	{ KNOB_BATCH, 64, 1024, false },
+	{ KNOB_REGION, 1000, 600000, true },
+	{ KNOB_REGION_REF, 0, 16, false },
 };
 
+/* A random valid value of @k; target_nid from -1 and the top tier @t. */
+static long race_value(const struct knob_range *k, const struct topology *t)
+{
+	int i;
+
+	if (k->idx == KNOB_TARGET_NID) {
+		i = rand() % (t->nr_top + 1);
+		return i == t->nr_top ? -1 : t->top[i];
+	}
+	if (k->zero_ok && !(rand() % 4))
+		return 0;
+	return k->min + rand() % (k->max - k->min + 1);
+}
+
+static bool race_valid(const struct knob_range *k, const struct topology *t,
+		       long v)
+{
+	if (k->idx == KNOB_TARGET_NID)
+		return v == -1 || node_is_top(t, v);
+	return (k->zero_ok && !v) || (v >= k->min && v <= k->max);
+}
+
 /* A child: random valid writes to every knob until the deadline. */
-static void knob_writer(const struct knob *knobs, unsigned int seed, double until)
+static void knob_writer(const struct knob *knobs, const struct topology *t,
+			unsigned int seed, double until)
 {
 	const struct knob_range *k;
 	char val[32];
@@ -859,8 +894,7 @@ static void knob_writer(const struct knob *knobs, unsigned int seed, double unti
 	srand(seed);
 	while (now_s() < until) {
 		k = &race_ranges[rand() % ARRAY_SIZE(race_ranges)];
-		snprintf(val, sizeof(val), "%ld",
-			 k->min + rand() % (k->max - k->min + 1));
+		snprintf(val, sizeof(val), "%ld", race_value(k, t));
 		if (write_str(knobs[k->idx].path, val))
 			_exit(1);
 	}
@@ -894,7 +928,7 @@ TEST_F_TIMEOUT(coverage, knob_race, COVERAGE_TIMEOUT_S)
 		writers[i] = fork();
 		ASSERT_GE(writers[i], 0);
 		if (!writers[i])
-			knob_writer(self->knobs, 1234 + i, until);
+			knob_writer(self->knobs, self->topo, 1234 + i, until);
 	}
 	while (now_s() < until) {
 		touch_region(&rg);
@@ -910,7 +944,7 @@ TEST_F_TIMEOUT(coverage, knob_race, COVERAGE_TIMEOUT_S)
 		k = &race_ranges[i];
 		ASSERT_EQ(read_str(self->knobs[k->idx].path, val, sizeof(val)), 0);
 		v = strtol(val, NULL, 0);
-		EXPECT_TRUE(v >= k->min && v <= k->max)
+		EXPECT_TRUE(race_valid(k, self->topo, v))
 			TH_LOG("%s reads %s", self->knobs[k->idx].path, val);
 	}
 	EXPECT_EQ(stamps_lost(&rg), 0UL);

@@ -184,4 +184,66 @@ static inline long inject_region_left(const struct region *rg, int nid)
 	return inject_present(rg, nid, true);
 }
 
+/*
+ * A sampler keeps seeing the pages it saw: a test reports the pages left
+ * in rounds, at most HINT_ROUNDS_MAX of them, and asks HINT_FIRST_PCT of
+ * them to have moved after the first: a pghot that drops most hints must
+ * fail, not pass after many rounds.
+ */
+#define HINT_ROUNDS_MAX		3
+#define HINT_FIRST_PCT		90
+#define HINT_SETTLE_S		3	/* no page moved this long: a round is over */
+
+/*
+ * Wait until the pages of @rg on node @want stop growing (HINT_SETTLE_S
+ * without a move, at most PROMOTE_MAX_S) or reach PROMOTED_PCT. Returns
+ * how many are there.
+ */
+static inline unsigned long wait_settled(const struct region *rg, int want)
+{
+	double start = now_s();
+	struct progress p = { };
+	struct residency r;
+	unsigned long on;
+
+	for (;;) {
+		usleep(CHECK_INTERVAL_MS * 1000 / 2);
+		if (query_residency(rg, &r))
+			return 0;
+		on = region_on_node(rg, want);
+		if (progress_done(&p, on, rg->nr, HINT_SETTLE_S) ||
+		    now_s() - start > PROMOTE_MAX_S)
+			return on;
+	}
+}
+
+/*
+ * Report the pages of @rg still on the node it was placed on as accessed
+ * from node @nid (-1: the writer's), in rounds until PROMOTED_PCT of @rg
+ * is on @want, at most HINT_ROUNDS_MAX, each until nothing moves. Rounds
+ * already made by the caller count in *@rounds (which it sets). Returns
+ * how many pages are on @want; *@first: how many were after the first.
+ */
+static inline long hint_rounds(const struct region *rg, int nid, int want,
+			       unsigned long *first, unsigned int *rounds)
+{
+	struct residency r;
+	unsigned long on;
+
+	if (query_residency(rg, &r))
+		return -1;
+	on = region_on_node(rg, want);
+	while (*rounds < HINT_ROUNDS_MAX) {
+		if (*rounds && reached_pct(on, rg->nr, PROMOTED_PCT))
+			break;
+		if (inject_region_left(rg, nid) < 0)
+			return -1;
+		on = wait_settled(rg, want);
+		if (!*rounds)
+			*first = on;
+		++*rounds;
+	}
+	return on;
+}
+
 #endif /* __PGHOT_INJECT_H */

@@ -118,6 +118,7 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	struct writer w[2];
 	pthread_t tid[2];
 	unsigned long *pfns, i, bad = 0;
+	unsigned long long faults[2];
 	struct progress prog = { };
 	struct residency r;
 	struct region rg;
@@ -148,14 +149,18 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "3");
 	set_knob(_metadata, self->knobs, KNOB_WINDOW, "100");
 	set_knob(_metadata, self->knobs, KNOB_SOURCES, "0x1");
+	ASSERT_EQ(read_vmstat("numa_hint_faults", &faults[0]), 0);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
 	start = now_s();
 	while (now_s() - start < SCAN_S)
 		touch_region(&rg);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	ASSERT_EQ(read_vmstat("numa_hint_faults", &faults[1]), 0);
 	ASSERT_EQ(query_residency(&rg, &r), 0);
-	ksft_print_msg("after tiering-mode scans: %lu of %lu pages on node %d\n",
-		       r.slow, rg.nr, lower);
+	ksft_print_msg("after tiering-mode scans (%llu hint faults): %lu of %lu pages on node %d\n",
+		       faults[1] - faults[0], r.slow, rg.nr, lower);
+	/* The buffer was scanned: an access time was written and judged. */
+	EXPECT_GE((faults[1] - faults[0]) * 2, rg.nr);
 	EXPECT_EQ(r.slow, rg.nr)
 		TH_LOG("pages moved against MPOL_BIND|MPOL_F_NUMA_BALANCING");
 
@@ -180,6 +185,7 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	ASSERT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT));
 
 	/* 3: normal NUMA balancing, two threads writing the buffer. */
+	ASSERT_EQ(read_vmstat("numa_hint_faults", &faults[0]), 0);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "1");
 	for (i = 0; i < 2; i++) {
 		w[i] = (struct writer){ &rg, i, 2, now_s() + WRITE_S };
@@ -188,6 +194,10 @@ static void mode_switch_from(struct __test_metadata *_metadata,
 	for (i = 0; i < 2; i++)
 		pthread_join(tid[i], NULL);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
+	ASSERT_EQ(read_vmstat("numa_hint_faults", &faults[1]), 0);
+	ksft_print_msg("mode 1 writers: %llu hint faults\n", faults[1] - faults[0]);
+	/* Their faults read the promoted folios' cpupids. */
+	EXPECT_GE((faults[1] - faults[0]) * 2, rg.nr);
 
 	for (i = 0; i < rg.nr; i++)
 		if (*(unsigned long *)(rg.buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)

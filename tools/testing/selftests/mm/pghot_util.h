@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,12 +168,56 @@ static inline bool nodes_have_free(struct __test_metadata *_metadata,
 }
 
 /*
+ * Is @opt (e.g. "CONFIG_PGHOT_IBS") built in to the running kernel? From
+ * /proc/config.gz, else /boot/config-<release>: 1 if "=y", 0 if not, -1
+ * if neither can be read.
+ */
+static inline int kernel_config(const char *opt)
+{
+	static const char * const configs[] = {
+		"zcat /proc/config.gz 2>/dev/null", "cat /boot/config-%s 2>/dev/null",
+	};
+	char cmd[512], line[256], want[128];
+	int ret = -1, lines;
+	struct utsname u;
+	unsigned int i;
+	FILE *f;
+
+	if (uname(&u))
+		return -1;
+	snprintf(want, sizeof(want), "%s=y\n", opt);
+	for (i = 0; i < ARRAY_SIZE(configs) && ret < 0; i++) {
+		snprintf(cmd, sizeof(cmd), configs[i], u.release);
+		f = popen(cmd, "r");
+		if (!f)
+			continue;
+		lines = 0;
+		ret = 0;
+		while (fgets(line, sizeof(line), f)) {
+			lines++;
+			if (!strcmp(line, want))
+				ret = 1;
+		}
+		pclose(f);
+		if (!lines)
+			ret = -1;
+	}
+	return ret;
+}
+
+/*
  * Read the /proc/vmstat counters @names[0] .. @names[@nr - 1] into @vals,
  * in one pass. Returns -1 if one is missing.
  */
 static inline int read_vmstat_list(const char * const *names,
 				   unsigned long long *vals, int nr)
 {
+	/*
+	 * Node counters such as pgpromote_success sit partly in per-CPU
+	 * deltas: fold them first (root only), so that they compare exactly
+	 * with the events.
+	 */
+	write_str("/proc/sys/vm/stat_refresh", "1");
 	return vmstat_read(names, vals, NULL, nr) == nr ? 0 : -1;
 }
 
@@ -180,6 +225,26 @@ static inline int read_vmstat_list(const char * const *names,
 static inline int read_vmstat(const char *name, unsigned long long *val)
 {
 	return read_vmstat_list(&name, val, 1);
+}
+
+/*
+ * Did kmigrated do the promoting? @promoted (pghot_promoted) of @success
+ * (pgpromote_success) pages moved, with @legacy NUMA hint faults left to
+ * the fault path (pghot_hintfault_legacy: faults kmigrated could not take,
+ * among them those that came while it had two batches queued, which the
+ * faulting task migrates itself). With none left to it, kmigrated did it
+ * all; else at least half, and the fault path no more than the faults
+ * left to it.
+ */
+static inline bool kmigrated_did_it(unsigned long long promoted,
+				    unsigned long long success,
+				    unsigned long long legacy)
+{
+	if (promoted > success)
+		return false;
+	if (!legacy)
+		return promoted == success;
+	return promoted * 2 >= success && success - promoted <= legacy;
 }
 
 /* A read and a write of *p that the compiler may neither drop nor merge. */
@@ -222,6 +287,34 @@ static inline char *map_small_pages(size_t size)
 		return NULL;
 	}
 	return buf;
+}
+
+/*
+ * The bytes of node @nid's promotion watermarks (/proc/zoneinfo): what
+ * kswapd keeps free in tiering mode, and what a hog must leave on top of
+ * the room it means to leave.
+ */
+static inline unsigned long node_promo_wmark(int nid)
+{
+	unsigned long pages = 0, promo;
+	char line[256], zone[32];
+	bool in = false;
+	FILE *f;
+	int n;
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &n, zone) == 2) {
+			in = n == nid;
+			continue;
+		}
+		if (in && sscanf(line, " promo %lu", &promo) == 1)
+			pages += promo;
+	}
+	fclose(f);
+	return pages * PAGE_STRIDE;
 }
 
 /*
@@ -447,8 +540,30 @@ static inline int query_residency(const struct region *rg,
 }
 
 /*
+ * Empty every CPU's LRU batches: move_pages() does so before it moves
+ * anything, even when every page of @rg already is on node @nid, where it
+ * is asked to go. A page still in a batch is off the LRU, and a hint for
+ * it is ignored (pghot_ignored_nonlru), as legacy ignores its fault.
+ */
+static inline int drain_lru(const struct region *rg, int nid)
+{
+	unsigned long i;
+	int *nodes;
+	long ret;
+
+	nodes = calloc(rg->nr, sizeof(*nodes));
+	if (!nodes)
+		return -1;
+	for (i = 0; i < rg->nr; i++)
+		nodes[i] = nid;
+	ret = move_pages(0, rg->nr, rg->pages, nodes, rg->status, MPOL_MF_MOVE);
+	free(nodes);
+	return ret < 0 ? -1 : 0;
+}
+
+/*
  * Fault the region in on node @nid, then drop the policy again: NUMA
- * balancing never scans an MPOL_BIND range.
+ * balancing never scans an MPOL_BIND range. The pages end on the LRU.
  */
 static inline int place_on_node(struct region *rg, int nid)
 {
@@ -464,7 +579,9 @@ static inline int place_on_node(struct region *rg, int nid)
 		return -1;
 	rg->nid = nid;
 	touch_region(rg);
-	return mbind(rg->buf, rg->size, MPOL_DEFAULT, NULL, 0, 0);
+	if (mbind(rg->buf, rg->size, MPOL_DEFAULT, NULL, 0, 0))
+		return -1;
+	return drain_lru(rg, nid);
 }
 
 /*
