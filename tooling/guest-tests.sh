@@ -82,13 +82,28 @@ tap_results() {
 	fi
 }
 
+# Copies TAP from stdin, adding after each case's result what it cost
+# (wall seconds since the previous result), for make check's time budget.
+case_times() {
+	local line t0=$SECONDS
+
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case "$line" in
+		'ok '*|'not ok '*)
+			echo "# ---- case: $((SECONDS - t0)) s"
+			t0=$SECONDS ;;
+		esac
+	done
+}
+
 run_one() {
 	local t=$1 fixture=${2:-} name log rc t0=$SECONDS
 
 	name=${t#"$SELFTESTS"/}
 	echo "# ---- $name${fixture:+ -f $fixture}"
 	log=/tmp/$(echo "$name" | tr / _).log
-	timeout -k 5 "$PER_TEST_TIMEOUT" "$t" ${fixture:+-f "$fixture"} 2>&1 | tee "$log"
+	timeout -k 5 "$PER_TEST_TIMEOUT" "$t" ${fixture:+-f "$fixture"} 2>&1 | case_times | tee "$log"
 	rc=${PIPESTATUS[0]}
 	# What each test costs, for make check's time budget.
 	echo "# ---- $name: $((SECONDS - t0)) s"

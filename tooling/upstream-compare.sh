@@ -8,10 +8,11 @@
 # out/build if there is none), in the same VM shape and with the same kernel arguments,
 # side by side.
 #
-# Fails if the patched kernel's VM crashed, timed out, reported a kernel
-# problem or exited with an error where the base one did not, or if any
-# test case the base kernel passes is not a pass on the patched kernel
-# (failed, skipped or missing from its results).
+# Fails if either kernel's VM crashed, timed out or reported a kernel
+# problem (two that crash alike prove nothing), if the patched one's tests
+# exited with an error where the base one's did not, or if any test case
+# the base kernel passes is not a pass on the patched kernel (failed,
+# skipped or missing from its results).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -53,15 +54,26 @@ if [ -n "$lost" ]; then
 	echo "$lost" | sed 's/^/pghot:   /' >&2
 	bad=1
 fi
-# The patched VM must end as well as the base one did.
-if [ "${vmrc[patched]}" != 0 ] && [ "${vmrc[patched]}" != "${vmrc[base]}" ]; then
-	case ${vmrc[patched]} in
-	125) why="timed out" ;;
-	126) why="the guest kernel reported a problem" ;;
-	127) why="the guest did not finish (crash or panic)" ;;
-	*) why="the tests exited with ${vmrc[patched]}" ;;
+vm_why() {
+	case $1 in
+	125) echo "timed out" ;;
+	126) echo "the guest kernel reported a problem" ;;
+	127) echo "the guest did not finish (crash or panic)" ;;
+	*) echo "the tests exited with $1" ;;
 	esac
-	log "the patched kernel's VM: $why (base: exit status ${vmrc[base]}; console: $OUT/vm-upstream-patched/console.log)"
+}
+# A VM that crashed, timed out or reported a kernel problem proves
+# nothing, on either kernel: two that crash alike are no match.
+for k in base patched; do
+	case ${vmrc[$k]} in
+	125|126|127)
+		log "the $k kernel's VM: $(vm_why "${vmrc[$k]}") (console: $OUT/vm-upstream-$k/console.log)"
+		bad=1 ;;
+	esac
+done
+# The patched VM's tests must end as well as the base one's did.
+if [ "${vmrc[patched]}" != 0 ] && [ "${vmrc[patched]}" != "${vmrc[base]}" ]; then
+	log "the patched kernel's VM: $(vm_why "${vmrc[patched]}") (base: exit status ${vmrc[base]})"
 	bad=1
 fi
 [ -s "$OUT/upstream-base.results" ] || { log "the base kernel produced no results"; bad=1; }

@@ -68,7 +68,7 @@
 static const char * const saved_knobs[] = {
 	PGHOT_DIR "enabled_sources", PGHOT_DIR "freq_threshold",
 	PGHOT_DIR "promote_window_ms", PGHOT_DIR "target_nid", NUMAB_SYSCTL,
-	PGHOT_DIR "hwhint_region_ms",
+	PGHOT_DIR "hwhint_region_ms", PGHOT_DIR "hwhint_region_ref",
 };
 
 #define NR_KNOBS	ARRAY_SIZE(saved_knobs)
@@ -362,6 +362,12 @@ static void region_from(struct __test_metadata *_metadata,
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "250"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", "2500"), 0);
+	/*
+	 * The absolute bar alone: with the node's reference, the first hot
+	 * region's rate (set by how fast the drain took its samples) decides
+	 * the others'. region_ref tests the reference.
+	 */
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
 	place(_metadata, hw, SMALL_SIZE, nid);
 	sleep(SETTLE_S);

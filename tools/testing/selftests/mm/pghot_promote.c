@@ -989,7 +989,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	ksft_print_msg("%s: %lu passes in %d s\n", pghot ? "pghot" : "legacy",
 		       passes, FULL_RUN_S);
 	for (n = 0; n < t->nr_lower; n++) {
-		ASSERT_EQ(query_residency(&rg[n], &r), 0);
+		ASSERT_EQ(query_residency_settled(&rg[n], &r), 0);
 		for (i = 0; i < rg[n].nr; i++)
 			if (*(unsigned long *)(rg[n].buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)
 				bad++;
@@ -1134,11 +1134,14 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 		if (mode == FULL_PACED)
 			EXPECT_GE(pghot.promoted * 2, pghot.room)
 				TH_LOG("the free room was not used");
-		/* Hot pages traded for hot pages: no more than legacy does. */
+		/*
+		 * Hot pages traded for hot pages: no more than legacy does.
+		 * (How many end up on top on a locked tier is the room's, and
+		 * moves with when the run stops: not compared.)
+		 */
 		EXPECT_LE(pghot.demoted, legacy.demoted + pghot.hot_pages / 20)
 			TH_LOG("pghot demoted %llu, legacy %llu", pghot.demoted,
 			       legacy.demoted);
-		EXPECT_GE(pghot.on_top + pghot.hot_pages / 20, legacy.on_top);
 		break;
 	}
 }

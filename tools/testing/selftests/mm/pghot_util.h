@@ -540,6 +540,26 @@ static inline int query_residency(const struct region *rg,
 }
 
 /*
+ * query_residency() once migrations in flight have ended: a page being
+ * migrated (by kswapd or kmigrated, just after the access loop stopped)
+ * has a migration entry and no node for a moment. Waits up to 2 s.
+ */
+static inline int query_residency_settled(const struct region *rg,
+					  struct residency *r)
+{
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		if (query_residency(rg, r))
+			return -1;
+		if (!r->missing)
+			break;
+		usleep(100 * 1000);
+	}
+	return 0;
+}
+
+/*
  * Empty every CPU's LRU batches: move_pages() does so before it moves
  * anything, even when every page of @rg already is on node @nid, where it
  * is asked to go. A page still in a batch is off the LRU, and a hint for
