@@ -894,6 +894,50 @@ struct task_report {
 };
 
 /*
+ * A new task on node @cpu with a buffer of @size placed on @lower: once
+ * the buffer is placed (this returns then, with the task's pid), it waits
+ * for a byte on @go, touches the buffer until it is on @cpu and writes a
+ * struct task_report to @rep. A new task each time: NUMA balancing
+ * stretches a task's scan period as its faults settle, so runs in one
+ * task would each wait longer than the one before.
+ */
+static pid_t spawn_toucher(struct __test_metadata *_metadata, int cpu,
+			   size_t size, int lower, int rep[2], int go[2])
+{
+	pid_t pid;
+	char c = 0;
+
+	pid = fork();
+	if (pid < 0)
+		return pid;
+	if (!pid) {
+		struct task_report r = { };
+		struct residency res;
+		struct region rg;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (numa_run_on_node(cpu))
+			_exit(1);
+		place(_metadata, &rg, size, lower);
+		if (write(rep[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		r.t95 = access_for(_metadata, &rg, false, cpu, 0);
+		if (query_residency(&rg, &res))
+			_exit(3);
+		r.nr = rg.nr;
+		r.own = region_on_node(&rg, cpu);
+		r.other_top = res.top - r.own;
+		_exit(write(rep[1], &r, sizeof(r)) != sizeof(r));
+	}
+	if (read(rep[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/*
  * Two tasks, one on each of the first two top-tier nodes with CPUs, touch
  * a buffer on @lower each, at once, with pghot (@mode 1) or legacy: each
  * buffer lands on its own task's node. Returns the seconds until both
@@ -908,35 +952,14 @@ static double two_tasks_run(struct __test_metadata *_metadata,
 	struct vmstats a, b;
 	double t95 = 0;
 	pid_t pid[2];
-	char c = 0;
 
 	baseline(_metadata, self->knobs, mode ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(go), 0);
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(pipe(p[k]), 0);
-		pid[k] = fork();
+		pid[k] = spawn_toucher(_metadata, t->top_cpu[k], TWO_TASKS_SIZE,
+				       lower, p[k], go);
 		ASSERT_GE(pid[k], 0);
-		if (!pid[k]) {
-			struct task_report r = { };
-			struct residency res;
-			struct region rg;
-			int own = t->top_cpu[k];
-
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			if (numa_run_on_node(own))
-				_exit(1);
-			place(_metadata, &rg, TWO_TASKS_SIZE, lower);
-			if (write(p[k][1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
-				_exit(2);
-			r.t95 = access_for(_metadata, &rg, false, own, 0);
-			if (query_residency(&rg, &res))
-				_exit(3);
-			r.nr = rg.nr;
-			r.own = region_on_node(&rg, own);
-			r.other_top = res.top - r.own;
-			_exit(write(p[k][1], &r, sizeof(r)) != sizeof(r));
-		}
-		ASSERT_EQ(read(p[k][0], &c, 1), 1);
 	}
 	read_vmstats(_metadata, &a);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
@@ -1012,42 +1035,27 @@ TEST_F_TIMEOUT(parity, two_tasks, PARITY_TIMEOUT_S)
 
 /*
  * One task on @cpu touches a buffer of BUF_SIZE on @lower until it is on
- * @cpu: the seconds to 95%, -1 if never. Each run is a new task: NUMA
- * balancing stretches a task's scan period as its faults settle, so runs
- * in one task would each wait longer than the one before.
+ * @cpu: the seconds to 95%, -1 if never. A new task each run, see
+ * spawn_toucher().
  */
 static double no_later_run(struct __test_metadata *_metadata,
 			   struct _test_data_parity *self, int cpu, int lower,
 			   bool pghot)
 {
+	struct task_report rep = { .t95 = -1 };
 	struct vmstats a, b;
 	int p[2], go[2], status;
-	double t95 = -1;
 	pid_t pid;
-	char c = 0;
 
 	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(p), 0);
 	ASSERT_EQ(pipe(go), 0);
-	pid = fork();
+	pid = spawn_toucher(_metadata, cpu, BUF_SIZE, lower, p, go);
 	ASSERT_GE(pid, 0);
-	if (!pid) {
-		struct region rg;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (numa_run_on_node(cpu))
-			_exit(1);
-		place(_metadata, &rg, BUF_SIZE, lower);
-		if (write(p[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(2);
-		t95 = access_for(_metadata, &rg, false, cpu, 0);
-		_exit(write(p[1], &t95, sizeof(t95)) != sizeof(t95));
-	}
-	ASSERT_EQ(read(p[0], &c, 1), 1);
 	read_vmstats(_metadata, &a);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
-	ASSERT_EQ(write(go[1], &c, 1), 1);
-	ASSERT_EQ(read(p[0], &t95, sizeof(t95)), (ssize_t)sizeof(t95));
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(read(p[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
@@ -1057,9 +1065,9 @@ static double no_later_run(struct __test_metadata *_metadata,
 	close(go[0]);
 	close(go[1]);
 	ksft_print_msg("%s, task on %d, pages from %d: 95%% after %.1f s\n",
-		       mode_name(pghot), cpu, lower, t95);
+		       mode_name(pghot), cpu, lower, rep.t95);
 	print_deltas(&a, &b);
-	return t95;
+	return rep.t95;
 }
 
 TEST_F_TIMEOUT(parity, no_later, PARITY_TIMEOUT_S)
