@@ -23,12 +23,15 @@
  *                     promoted, through kmigrated, and is still PMD-mapped
  *                     afterwards.
  * top_tier_full:      every top-tier node filled with locked memory bar a
- *                     little, legacy then pghot: promotion finds the
- *                     targets full and backs off (counted), nothing is
- *                     OOM killed, the hot sets (one per lower-tier node)
- *                     stay intact, pghot has reclaim demote no more than
- *                     legacy does (+5% of the hot sets), only what can go
- *                     is a rate-limit candidate.
+ *                     little, legacy then pghot, each in a task of its
+ *                     own and from the same free memory: promotion finds
+ *                     the targets full and backs off (counted), nothing
+ *                     is OOM killed, the hot sets (one per lower-tier
+ *                     node) stay intact, pghot ends with at least half
+ *                     as many hot pages up as legacy and has reclaim
+ *                     demote about as much (within 1.5x + 5% of the hot
+ *                     sets, legacy's own spread), only what can go is a
+ *                     rate-limit candidate.
  * top_tier_full_own_rule: the same with NUMA balancing's own verdict out
  *                     of the way (hot_threshold_ms=1): pages hot by
  *                     pghot's rule only use half the free room or more and
@@ -94,6 +97,7 @@
 
 #define FILTER_EXTRA_S		10	/* freq_filter runs on this much longer */
 #define FULL_MARGIN		(64UL << 20)	/* left free on a full node */
+#define FULL_SLACK		(32UL << 20)	/* more, until a run's task takes it */
 #define FULL_RUN_S		15	/* top_tier_full access loop */
 /*
  * top_tier_full_paced: a hot set twice the free room, each page touched
@@ -885,6 +889,154 @@ enum full_mode {
 	FULL_COLD_HOG,		/* as it comes; the fill is cold, not locked */
 };
 
+/* The fill of the top tier: one mapping per top-tier node. */
+struct full_hogs {
+	char **buf;
+	size_t *size;
+	char **extra;		/* per node: what even_room() added */
+	size_t *extra_size;
+	bool cold;
+	int nr;
+};
+
+/*
+ * @size bytes of fill on node @nid, locked (reclaim can neither free nor
+ * demote it) or, if @cold, touched once and left unlocked: the oldest
+ * data on the node. Not inherited by the tasks the runs fork.
+ */
+static char *fill_piece(struct __test_metadata *_metadata, int nid,
+			size_t size, bool cold)
+{
+	struct bitmask *mask;
+	unsigned long i;
+	char *buf;
+
+	buf = map_small_pages(size);
+	if (!buf)
+		return NULL;
+	mask = numa_allocate_nodemask();
+	if (!mask)
+		goto fail;
+	numa_bitmask_setbit(mask, nid);
+	if (madvise(buf, size, MADV_DONTFORK) ||
+	    mbind(buf, size, MPOL_BIND, mask->maskp, mask->size + 1, 0)) {
+		numa_free_nodemask(mask);
+		goto fail;
+	}
+	numa_free_nodemask(mask);
+	if (cold) {
+		for (i = 0; i < size; i += PAGE_STRIDE)
+			buf[i] = 1;
+	} else if (mlock(buf, size)) {
+		TH_LOG("mlock of %zu MiB on node %d: %s", size >> 20, nid,
+		       strerror(errno));
+		goto fail;
+	}
+	return buf;
+fail:
+	munmap(buf, size);
+	return NULL;
+}
+
+/* Fill every top-tier node bar FULL_MARGIN + FULL_SLACK. */
+static void fill_tops(struct __test_metadata *_metadata,
+		      const struct topology *t, bool cold, struct full_hogs *h)
+{
+	long long free_b;
+	int n;
+
+	h->nr = t->nr_top;
+	h->cold = cold;
+	h->buf = calloc(h->nr, sizeof(*h->buf));
+	h->size = calloc(h->nr, sizeof(*h->size));
+	h->extra = calloc(h->nr, sizeof(*h->extra));
+	h->extra_size = calloc(h->nr, sizeof(*h->extra_size));
+	ASSERT_TRUE(h->buf && h->size && h->extra && h->extra_size);
+	for (n = 0; n < t->nr_top; n++) {
+		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
+		if (free_b <= (long long)(FULL_MARGIN + FULL_SLACK))
+			continue;
+		h->size[n] = (free_b - FULL_MARGIN - FULL_SLACK) & ~(PAGE_STRIDE - 1);
+		h->buf[n] = fill_piece(_metadata, t->top[n], h->size[n], cold);
+		ASSERT_NE(h->buf[n], NULL);
+		ksft_print_msg("node %d: %zu MiB %s\n", t->top[n],
+			       h->size[n] >> 20, cold ? "cold" : "locked");
+	}
+}
+
+/* Drop what even_room() added. */
+static void uneven_room(struct full_hogs *h)
+{
+	int n;
+
+	for (n = 0; n < h->nr; n++) {
+		if (h->extra[n])
+			munmap(h->extra[n], h->extra_size[n]);
+		h->extra[n] = NULL;
+		h->extra_size[n] = 0;
+	}
+}
+
+/*
+ * Before a run, in the parent: every filled top-tier node back to
+ * FULL_MARGIN + FULL_SLACK free, as right after the fill. What is free
+ * drifts by megabytes between runs (the runs before, page cache, the
+ * kernel's own allocations). A node with more free memory takes an extra
+ * piece of fill, one with less gives back the end of its fill. The run's
+ * task takes the slack itself once its buffers are in place (trim_room()).
+ */
+static void even_room(struct __test_metadata *_metadata,
+		      const struct topology *t, struct full_hogs *h)
+{
+	const long long want = FULL_MARGIN + FULL_SLACK;
+	long long free_b, delta;
+	int n;
+
+	for (n = 0; n < h->nr; n++) {
+		if (!h->buf[n])
+			continue;
+		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
+		delta = free_b - want;
+		/* Within a megabyte: as good as it gets. */
+		if (delta > -(1LL << 20) && delta < (1LL << 20))
+			continue;
+		if (delta < 0) {
+			size_t give = (-delta + PAGE_STRIDE - 1) & ~(PAGE_STRIDE - 1);
+
+			if (give >= h->size[n])
+				give = h->size[n] - PAGE_STRIDE;
+			ASSERT_EQ(munmap(h->buf[n] + h->size[n] - give, give), 0);
+			h->size[n] -= give;
+			continue;
+		}
+		h->extra_size[n] = delta & ~(PAGE_STRIDE - 1);
+		h->extra[n] = fill_piece(_metadata, t->top[n], h->extra_size[n],
+					 h->cold);
+		ASSERT_NE(h->extra[n], NULL);
+	}
+}
+
+/*
+ * In the run's task, its buffers placed: every top-tier node that has more
+ * than FULL_MARGIN free takes the rest as fill of the run's kind, which
+ * goes with the task. Both runs then start from the same free memory.
+ */
+static void trim_room(struct __test_metadata *_metadata,
+		      const struct topology *t, bool cold)
+{
+	long long free_b;
+	size_t size;
+	int n;
+
+	for (n = 0; n < t->nr_top; n++) {
+		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
+		if (free_b < (long long)FULL_MARGIN + (1LL << 20))
+			continue;
+		size = (free_b - FULL_MARGIN) & ~(PAGE_STRIDE - 1);
+		ASSERT_NE(fill_piece(_metadata, t->top[n], size, cold), NULL);
+	}
+}
+
 /* What one run of top_tier_full_run() saw. */
 struct full_result {
 	unsigned long long demoted;	/* every pgdemote_* */
@@ -892,6 +1044,7 @@ struct full_result {
 	unsigned long on_top;		/* hot pages on the top tier at the end */
 	unsigned long hot_pages;
 	unsigned long room;		/* pages free above the task node's promo mark */
+	unsigned long free_start;	/* pages free on the task's node at the start */
 };
 
 /* One pass over @rg[0..@nr) in PACED_SLICES steps spread over PACED_PASS_MS. */
@@ -960,16 +1113,20 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 		set_knob(_metadata, self->knobs, KNOB_HOT_THRESHOLD,
 			 PACED_HOT_THRESHOLD_MS);
 
+	trim_room(_metadata, t, mode == FULL_COLD_HOG);
 	for (n = 0; n < t->nr_top; n++) {
 		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
-		ksft_print_msg("%s: node %d: %lld MiB free\n",
-			       pghot ? "pghot" : "legacy", t->top[n], free_b >> 20);
+		ksft_print_msg("%s: node %d: %lld MiB free, high watermark %lu MiB%s\n",
+			       pghot ? "pghot" : "legacy", t->top[n], free_b >> 20,
+			       node_high_wmark(t->top[n]) >> 20,
+			       kswapd_gave_up(t->top[n]) ? ", kswapd gave up" : "");
 	}
 	/*
 	 * The room pages hot by pghot's rule may take: free memory above
 	 * the promotion watermark of the node they go to, the task's.
 	 */
 	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
+	res->free_start = free_b / PAGE_STRIDE;
 	if (free_b > (long long)node_promo_wmark(topo_cpu_node(t)))
 		res->room = (free_b - node_promo_wmark(topo_cpu_node(t))) / PAGE_STRIDE;
 
@@ -986,8 +1143,10 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	}
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
 	ASSERT_EQ(read_vmstats(&after), 0);
-	ksft_print_msg("%s: %lu passes in %d s\n", pghot ? "pghot" : "legacy",
-		       passes, FULL_RUN_S);
+	ksft_print_msg("%s: %lu passes in %d s%s\n", pghot ? "pghot" : "legacy",
+		       passes, FULL_RUN_S,
+		       kswapd_gave_up(topo_cpu_node(t)) ?
+		       "; kswapd gave the task's node up" : "");
 	for (n = 0; n < t->nr_lower; n++) {
 		ASSERT_EQ(query_residency_settled(&rg[n], &r), 0);
 		for (i = 0; i < rg[n].nr; i++)
@@ -1005,8 +1164,13 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 		TH_LOG("the OOM killer ran");
 	EXPECT_EQ(bad, 0UL) TH_LOG("%lu pages lost their contents", bad);
 	if (pghot) {
+		/*
+		 * Full targets met: kmigrated's skips, and hot faults left
+		 * to the fault path while the target had no room.
+		 */
 		if (mode != FULL_COLD_HOG)
-			EXPECT_GT(vm_delta(&before, &after, VM_TARGET_FULL), 0ULL)
+			EXPECT_GT(vm_delta(&before, &after, VM_TARGET_FULL) +
+				  vm_delta(&before, &after, VM_HINTFAULT_LEGACY), 0ULL)
 				TH_LOG("promotion never found its target full");
 		EXPECT_GT(vm_delta(&before, &after, VM_READY), 0ULL)
 			TH_LOG("no page became ready: nothing was put to the test");
@@ -1028,65 +1192,54 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	free(rg);
 }
 
-/* The fill of the top tier: one mapping per top-tier node. */
-struct full_hogs {
-	char **buf;
-	size_t *size;
-	int nr;
-};
-
-/*
- * Fill every top-tier node bar FULL_MARGIN, locked (reclaim can neither
- * free nor demote it) or, if @cold, touched once and left unlocked.
- */
-static void fill_tops(struct __test_metadata *_metadata,
-		      const struct topology *t, bool cold, struct full_hogs *h)
-{
-	long long free_b;
-	unsigned long i;
-	int n;
-
-	h->nr = t->nr_top;
-	h->buf = calloc(h->nr, sizeof(*h->buf));
-	h->size = calloc(h->nr, sizeof(*h->size));
-	ASSERT_TRUE(h->buf && h->size);
-	for (n = 0; n < t->nr_top; n++) {
-		struct bitmask *mask = numa_allocate_nodemask();
-
-		ASSERT_NE(mask, NULL);
-		numa_bitmask_setbit(mask, t->top[n]);
-		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
-		if (free_b <= (long long)FULL_MARGIN)
-			continue;
-		h->size[n] = free_b - FULL_MARGIN;
-		h->buf[n] = map_small_pages(h->size[n]);
-		ASSERT_NE(h->buf[n], NULL);
-		ASSERT_EQ(mbind(h->buf[n], h->size[n], MPOL_BIND, mask->maskp,
-				mask->size + 1, 0), 0);
-		numa_free_nodemask(mask);
-		if (cold) {
-			/* Touched once: the oldest data on the node. */
-			for (i = 0; i < h->size[n]; i += PAGE_STRIDE)
-				h->buf[n][i] = 1;
-		} else {
-			ASSERT_EQ(mlock(h->buf[n], h->size[n]), 0)
-				TH_LOG("mlock of %zu MiB on node %d: %s",
-				       h->size[n] >> 20, t->top[n], strerror(errno));
-		}
-		ksft_print_msg("node %d: %zu MiB %s\n", t->top[n],
-			       h->size[n] >> 20, cold ? "cold" : "locked");
-	}
-}
-
 static void unfill_tops(struct full_hogs *h)
 {
 	int n;
 
+	uneven_room(h);
 	for (n = 0; n < h->nr; n++)
 		if (h->buf[n])
 			munmap(h->buf[n], h->size[n]);
 	free(h->buf);
 	free(h->size);
+	free(h->extra);
+	free(h->extra_size);
+}
+
+/*
+ * top_tier_full_run() in a task of its own. NUMA balancing charges a task
+ * 32 times the CPU time its scans took (task_numa_work()): after one run's
+ * scans, a task that mostly sleeps, as the paced one does, would not be
+ * scanned again within the next run. _metadata and self are shared with
+ * the child; an ASSERT in it kills it.
+ */
+static void top_tier_full_task(struct __test_metadata *_metadata,
+			       struct _test_data_tiering *self,
+			       enum full_mode mode, bool pghot,
+			       struct full_hogs *h, struct full_result *res)
+{
+	struct full_result *shared;
+	int status;
+	pid_t pid;
+
+	even_room(_metadata, self->topo, h);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(shared, MAP_FAILED);
+	memset(shared, 0, sizeof(*shared));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		top_tier_full_run(_metadata, self, mode, pghot, shared);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	uneven_room(h);
+	*res = *shared;
+	munmap(shared, sizeof(*shared));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the %s run did not finish", pghot ? "pghot" : "legacy");
 }
 
 /* Legacy, then pghot, on the same layout; what pghot must match. */
@@ -1104,18 +1257,30 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 	 */
 	fill_tops(_metadata, self->topo, mode == FULL_COLD_HOG, &h);
 	if (mode != FULL_OWN_RULE)
-		top_tier_full_run(_metadata, self, mode, false, &legacy);
+		top_tier_full_task(_metadata, self, mode, false, &h, &legacy);
 	if (mode == FULL_COLD_HOG) {
 		unfill_tops(&h);
 		fill_tops(_metadata, self->topo, true, &h);
 	}
-	top_tier_full_run(_metadata, self, mode, true, &pghot);
+	top_tier_full_task(_metadata, self, mode, true, &h, &pghot);
 	unfill_tops(&h);
-	ksft_print_msg("legacy: %llu promoted, %llu demoted, %lu of %lu hot pages on top\n",
-		       legacy.promoted, legacy.demoted, legacy.on_top, legacy.hot_pages);
-	ksft_print_msg("pghot: %llu promoted, %llu demoted, %lu of %lu hot on top; room %lu\n",
+	ksft_print_msg("legacy: %llu promoted, %llu demoted, %lu/%lu hot up; %lu free\n",
+		       legacy.promoted, legacy.demoted, legacy.on_top, legacy.hot_pages,
+		       legacy.free_start);
+	ksft_print_msg("pghot: %llu promoted, %llu demoted, %lu/%lu hot up; %lu free, room %lu\n",
 		       pghot.promoted, pghot.demoted, pghot.on_top, pghot.hot_pages,
-		       pghot.room);
+		       pghot.free_start, pghot.room);
+	/*
+	 * Legacy is the floor: from the same room, pghot ends with about as
+	 * many hot pages on the top tier as legacy (within half: what is free
+	 * drifts by megabytes during a run, page cache and per-CPU lists; a
+	 * pghot that found every target full ends with none). Promotions
+	 * are not compared: on a full tier most of legacy's come down again.
+	 */
+	if (mode != FULL_OWN_RULE)
+		EXPECT_GE(pghot.on_top * 2, legacy.on_top)
+			TH_LOG("pghot ended with %lu hot pages up, legacy %lu",
+			       pghot.on_top, legacy.on_top);
 	switch (mode) {
 	case FULL_OWN_RULE:
 		/* Hot by pghot's rule only: the free room, never reclaim. */
@@ -1125,8 +1290,19 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 			TH_LOG("pages hot by pghot's rule only made reclaim demote");
 		break;
 	case FULL_COLD_HOG:
-		/* Cold data in the way is exchanged for hot, as under legacy. */
-		EXPECT_GE(pghot.on_top + pghot.hot_pages / 20, legacy.on_top)
+		/*
+		 * Cold data in the way is exchanged for hot, as under legacy.
+		 * Each run has a fill of its own, and what the fill leaves
+		 * free differs by megabytes: the run that started with less
+		 * room is owed the difference. (Where kswapd keeps the node
+		 * balanced on another zone, as node 0's DMA zone does in the
+		 * test VM, neither run displaces anything and the free room
+		 * is all there is.)
+		 */
+		EXPECT_GE(pghot.on_top + pghot.hot_pages / 20 +
+			  (legacy.free_start > pghot.free_start ?
+			   legacy.free_start - pghot.free_start : 0),
+			  legacy.on_top)
 			TH_LOG("pghot left the cold fill in the way of the hot set");
 		break;
 	case FULL_PACED:
@@ -1135,13 +1311,17 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 			EXPECT_GE(pghot.promoted * 2, pghot.room)
 				TH_LOG("the free room was not used");
 		/*
-		 * Hot pages traded for hot pages: no more than legacy does.
-		 * (How many end up on top on a locked tier is the room's, and
-		 * moves with when the run stops: not compared.)
+		 * Hot pages traded for hot pages: about as many as legacy,
+		 * within what legacy's own runs vary by (measured: 3,635 and
+		 * 7,286 demoted in two runs of this case on one boot). A pghot
+		 * that promoted every page it queued would trade several
+		 * times as many. (How many end up on top on a locked tier is
+		 * the room's, and moves with when the run stops: not compared.)
 		 */
-		EXPECT_LE(pghot.demoted, legacy.demoted + pghot.hot_pages / 20)
-			TH_LOG("pghot demoted %llu, legacy %llu", pghot.demoted,
-			       legacy.demoted);
+		EXPECT_LE(pghot.demoted * 2,
+			  legacy.demoted * 3 + pghot.hot_pages / 10)
+			TH_LOG("pghot demoted %llu, legacy %llu (bound: 1.5x + 5%% of the hot set)",
+			       pghot.demoted, legacy.demoted);
 		break;
 	}
 }

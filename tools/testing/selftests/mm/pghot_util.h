@@ -289,14 +289,10 @@ static inline char *map_small_pages(size_t size)
 	return buf;
 }
 
-/*
- * The bytes of node @nid's promotion watermarks (/proc/zoneinfo): what
- * kswapd keeps free in tiering mode, and what a hog must leave on top of
- * the room it means to leave.
- */
-static inline unsigned long node_promo_wmark(int nid)
+/* The sum over node @nid's zones of the /proc/zoneinfo field @fmt. */
+static inline unsigned long node_zoneinfo_sum(int nid, const char *fmt)
 {
-	unsigned long pages = 0, promo;
+	unsigned long sum = 0, val;
 	char line[256], zone[32];
 	bool in = false;
 	FILE *f;
@@ -310,11 +306,37 @@ static inline unsigned long node_promo_wmark(int nid)
 			in = n == nid;
 			continue;
 		}
-		if (in && sscanf(line, " promo %lu", &promo) == 1)
-			pages += promo;
+		if (in && sscanf(line, fmt, &val) == 1)
+			sum += val;
 	}
 	fclose(f);
-	return pages * PAGE_STRIDE;
+	return sum;
+}
+
+/*
+ * The bytes of node @nid's promotion watermarks (/proc/zoneinfo): what
+ * kswapd keeps free in tiering mode, and what a hog must leave on top of
+ * the room it means to leave.
+ */
+static inline unsigned long node_promo_wmark(int nid)
+{
+	return node_zoneinfo_sum(nid, " promo %lu") * PAGE_STRIDE;
+}
+
+/* The bytes of node @nid's high watermarks: where kswapd stops. */
+static inline unsigned long node_high_wmark(int nid)
+{
+	return node_zoneinfo_sum(nid, " high %lu") * PAGE_STRIDE;
+}
+
+/*
+ * Has kswapd given node @nid up (/proc/zoneinfo's node_unreclaimable:
+ * MAX_RECLAIM_RETRIES runs without progress)? Until some reclaim makes
+ * progress there, waking it does nothing.
+ */
+static inline bool kswapd_gave_up(int nid)
+{
+	return node_zoneinfo_sum(nid, " node_unreclaimable: %lu") > 0;
 }
 
 /*
