@@ -15,14 +15,20 @@
  *	crashes in task_numa_fault() within seconds (a runqueue looked up for
  *	a CPU that does not exist); this test then never finishes.
  *
+ * off.boot: in a kernel booted with pghot_mode=off (it skips in any other
+ *	boot), pghot is out altogether: no tunables, no kmigrated thread, and
+ *	tiering-mode NUMA balancing promotes a buffer from every lower-tier
+ *	node through the fault path alone, with every pghot counter still.
+ *
  * Runs against every lower-tier node, from the first top-tier node with
- * CPUs; needs the debug injection file.
+ * CPUs; mode_switch needs the debug injection file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,6 +221,165 @@ TEST_F_TIMEOUT(modes, mode_switch, MODES_TEST_TIMEOUT_S)
 	ASSERT_EQ(numa_run_on_node(topo_cpu_node(self->topo)), 0);
 	for (i = 0; i < self->topo->nr_lower; i++)
 		mode_switch_from(_metadata, self, self->topo->lower[i]);
+}
+
+#define OFF_BUF_SIZE		(16UL << 20)
+#define OFF_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_MAX_S + 30))
+
+enum {
+	OFF_NUMAB,
+	OFF_SCAN_DELAY,
+	OFF_SCAN_PERIOD_MIN,
+	OFF_SCAN_PERIOD_MAX,
+	OFF_SCAN_SIZE,
+	OFF_NR_KNOBS,
+};
+
+static const struct knob off_knob_init[OFF_NR_KNOBS] = {
+	[OFF_NUMAB] = { NUMAB_SYSCTL, true },
+	[OFF_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[OFF_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[OFF_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[OFF_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+};
+
+/* What a kernel with pghot out must leave still; then the fault path's. */
+static const char * const off_counters[] = {
+	"pghot_recorded_accesses", "pghot_recorded_hintfaults",
+	"pghot_recorded_hwhints", "pghot_ready", "pghot_promoted",
+	"pghot_hintfault_legacy", "pgpromote_success",
+};
+
+#define OFF_NR_PGHOT	(ARRAY_SIZE(off_counters) - 1)
+
+FIXTURE(off)
+{
+	struct knob knobs[OFF_NR_KNOBS];
+	const struct topology *topo;
+};
+
+/* Is pghot_mode=off on the kernel command line? */
+static bool booted_off(void)
+{
+	char cmdline[4096], *p;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/cmdline", O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, cmdline, sizeof(cmdline) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	cmdline[n] = '\0';
+	for (p = strstr(cmdline, "pghot_mode=off"); p; p = strstr(p + 1, "pghot_mode=off")) {
+		char end = p[strlen("pghot_mode=off")];
+
+		if ((p == cmdline || p[-1] == ' ') && (end == ' ' || end == '\n' || !end))
+			return true;
+	}
+	return false;
+}
+
+FIXTURE_SETUP(off)
+{
+	memcpy(self->knobs, off_knob_init, sizeof(self->knobs));
+	if (!booted_off())
+		SKIP(return, "not a pghot_mode=off boot");
+	self->topo = tiered_topology(_metadata);
+	if (!self->topo)
+		return;
+	if (!nodes_have_free(_metadata, self->topo, OFF_BUF_SIZE * 2))
+		return;
+	save_knobs(_metadata, self->knobs, OFF_NR_KNOBS);
+}
+
+FIXTURE_TEARDOWN_PARENT(off)
+{
+	restore_knobs(_metadata, self->knobs, OFF_NR_KNOBS);
+}
+
+/* The number of kernel threads named kmigrated<N>. */
+static int kmigrated_threads(void)
+{
+	char path[300], comm[64];
+	struct dirent *de;
+	int nr = 0, fd;
+	ssize_t n;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n > 0 && !strncmp(comm, "kmigrated", strlen("kmigrated")))
+			nr++;
+	}
+	closedir(d);
+	return nr;
+}
+
+TEST_F_TIMEOUT(off, boot, OFF_TEST_TIMEOUT_S)
+{
+	unsigned long long before[ARRAY_SIZE(off_counters)];
+	unsigned long long after[ARRAY_SIZE(off_counters)];
+	const struct topology *t = self->topo;
+	unsigned long placed;
+	struct residency r;
+	struct region rg;
+	unsigned int k;
+	double secs;
+	int i;
+
+	/* No tunables (the debug injection file may stay), no thread. */
+	EXPECT_NE(access(PGHOT_DIR "enabled_sources", F_OK), 0);
+	EXPECT_NE(access(PGHOT_DIR "freq_threshold", F_OK), 0);
+	EXPECT_NE(access(PGHOT_DIR "kmigrated_batch_nr", F_OK), 0);
+	EXPECT_EQ(kmigrated_threads(), 0);
+
+	set_knob(_metadata, self->knobs, OFF_SCAN_DELAY, "0");
+	set_knob(_metadata, self->knobs, OFF_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, self->knobs, OFF_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, self->knobs, OFF_SCAN_SIZE, "1024");
+	ASSERT_EQ(numa_run_on_node(topo_cpu_node(t)), 0);
+	for (i = 0; i < t->nr_lower; i++) {
+		set_knob(_metadata, self->knobs, OFF_NUMAB, "0");
+		map_region(_metadata, &rg, OFF_BUF_SIZE);
+		ASSERT_EQ(place_on_node(&rg, t->lower[i]), 0);
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+		ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT));
+		placed = r.slow;
+		ASSERT_EQ(read_vmstat_list(off_counters, before,
+					   ARRAY_SIZE(off_counters)), 0);
+		set_knob(_metadata, self->knobs, OFF_NUMAB, "2");
+		secs = access_until_promoted(_metadata, &rg, &r, NULL);
+		set_knob(_metadata, self->knobs, OFF_NUMAB, "0");
+		ASSERT_EQ(read_vmstat_list(off_counters, after,
+					   ARRAY_SIZE(off_counters)), 0);
+		ksft_print_msg("node %d: %lu of %lu pages up in %.1f s, pgpromote_success +%llu\n",
+			       t->lower[i], r.top, rg.nr, secs,
+			       after[OFF_NR_PGHOT] - before[OFF_NR_PGHOT]);
+		EXPECT_TRUE(reached_pct(r.top, rg.nr, PROMOTED_PCT))
+			TH_LOG("the fault path did not promote node %d's buffer",
+			       t->lower[i]);
+		/* Every page that came up was counted as promoted. */
+		EXPECT_GE(after[OFF_NR_PGHOT] - before[OFF_NR_PGHOT],
+			  (unsigned long long)r.top - (rg.nr - placed));
+		for (k = 0; k < OFF_NR_PGHOT; k++)
+			EXPECT_EQ(after[k], before[k])
+				TH_LOG("%s moved by %llu with pghot off",
+				       off_counters[k], after[k] - before[k]);
+		unmap_region(&rg);
+	}
 }
 
 TEST_HARNESS_MAIN
