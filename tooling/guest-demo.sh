@@ -6,7 +6,10 @@
 #
 #   C1  numa_balancing=0                          no promotion
 #   C2  numa_balancing=2, pghot sources 0x0       today's NUMAB2 (legacy)
-#   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot
+#   C4  numa_balancing=2, pghot sources 0x1       hint faults through pghot,
+#       pghot's default knobs (freq_threshold 2)
+#   C4-t1  the same at freq_threshold 1 (promotion, overcommit, coldhog,
+#       latency: where one hint fault per page is all a run may see)
 #   C5  numa_balancing=0, sources 0x2, threshold 1  oracle hardware hints
 #   C6  numa_balancing=0, sources 0x2, threshold 2  oracle hardware hints
 #
@@ -62,7 +65,11 @@ w $SCHED/scan_size_mb 1024
 w /sys/kernel/mm/numa/demotion_enabled 1
 
 config() {	# name [freq_threshold]
-	local ft=${2:-1}
+	local ft=${2:-}
+	if [ -z "$ft" ]; then
+		# pghot's default (2) for C4 and C6, 1 where the name says so.
+		case $1 in C4|C6) ft=2 ;; *) ft=1 ;; esac
+	fi
 	w $D/promote_window_ms 4000
 	w $D/freq_threshold "$ft"
 	# Regions for hardware hints at their default, except for P1/P2
@@ -72,7 +79,7 @@ config() {	# name [freq_threshold]
 	case $1 in
 	C1) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0 ;;
 	C2) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0 ;;
-	C4) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0x1 ;;
+	C4|C4-t1) w /proc/sys/kernel/numa_balancing 2; w $D/enabled_sources 0x1 ;;
 	C5|C6) w /proc/sys/kernel/numa_balancing 0; w $D/enabled_sources 0x2 ;;
 	esac
 }
@@ -161,9 +168,8 @@ for s in $DEMO_SCENARIOS; do
 	for r in $(seq 1 "$DEMO_REPS"); do
 		case $s in
 		promotion)
-			for c in C1 C2 C4 C5 C6; do
-				ft=1; [ $c = C6 ] && ft=2
-				config $c $ft; run $s $c $r --hot-mb "$HOT_MB"
+			for c in C1 C2 C4 C4-t1 C5 C6; do
+				config $c; run $s $c $r --hot-mb "$HOT_MB"
 			done ;;
 		precision)
 			# Cold pages touched once every two windows: warm, not hot.
@@ -185,8 +191,8 @@ for s in $DEMO_SCENARIOS; do
 			# DEMO_HOG_LOCKED=0 makes overcommit the same as coldhog.
 			lock=(); [ $s = overcommit ] && [ "$HOG_LOCKED" = 1 ] &&
 				lock=(--hog-locked)
-			for c in C1 C2 C4; do
-				config $c 1
+			for c in C1 C2 C4 C4-t1; do
+				config $c
 				run $s $c $r --hot-mb 1536 --hog-mb 1400 "${lock[@]}"
 			done ;;
 		scale-*)
@@ -214,8 +220,8 @@ for s in $DEMO_SCENARIOS; do
 				cp "$(dirname "$PGHOT_EMU_STATS")/emu-calib.json" "$DEMO_OUT/"
 				for n in 0 2; do "$PGHOT_EMU" probe -n $n; done > "$DEMO_OUT/latency-probe.json"
 			fi
-			for c in C0 C1 C2 C4; do
-				config ${c/C0/C1} 1
+			for c in C0 C1 C2 C4 C4-t1; do
+				config ${c/C0/C1}
 				node=2; [ $c = C0 ] && node=0
 				DEMO_DURATION=$lat_dur run $s $c $r --hot-mb "$HOT_MB" \
 					--mem-node $node

@@ -124,7 +124,7 @@ python3 - "$cover" "$SER/cover.txt" "$OUT/demo/results.json" \
 import json, os, re, sys
 cover, tmpl, res, head = sys.argv[1:5]
 subject, _, body = open(tmpl).read().partition("\n\n")
-rows, reps, dur = [], "?", "?"
+rows = []
 data = json.load(open(res)) if os.path.exists(res) else []
 made = {r.get("commit") for r in data}
 if not data:
@@ -135,28 +135,38 @@ elif made != {head}:
              + ", ".join(sorted(str(m) for m in made))
              + f", not from {head}; run make demo again)\n")
 else:
+    fmt = lambda v, spec: "-" if v is None else format(v, spec)
     for r in data:
+        name = r.get("label", r["config"])
+        if r["config"] in ("C5", "C6"):
+            name += "*"
+        failed = f"  ({r['failed_runs']} failed)" if r["failed_runs"] else ""
         if not r["runs"]:
-            rows.append(f"  {r['scenario']:10} {r['config']:3} all {r['failed_runs']} runs failed")
+            rows.append(f"  {r['scenario']:10} {name:6} all {r['failed_runs']} runs failed")
             continue
         hot = 100.0 * r["promoted_hot_pages"] / r["hot_pages"]
+        if r["scenario"] == "latency":
+            # The emulated CXL box: ops/s against the hot set on node 0.
+            rows.append(f"  {r['scenario']:10} {name:6} {r['runs']:>4} {'':>5} {hot:6.1f}%"
+                        f"  ops/s {fmt(r.get('avg_frac_c0'), '.2f')} of C0, last 5 s"
+                        f" {fmt(r.get('end_frac_c0'), '.2f')}" + failed)
+            continue
         cold = (f"{100.0 * r['promoted_cold_pages'] / r['cold_pages']:5.1f}%"
                 if r["cold_pages"] else "     -")
-        t95 = r["seconds_to_95pct"]
-        rows.append(f"  {r['scenario']:10} {r['config']:3} {hot:6.1f}%   {cold}"
-                    f"  {'-' if t95 is None else format(t95, '.1f'):>6}"
+        rows.append(f"  {r['scenario']:10} {name:6} {r['runs']:>4} {r['elapsed_s']:5.0f}"
+                    f" {hot:6.1f}%   {cold}"
+                    f"  {fmt(r['seconds_to_95pct'], '.1f'):>6}"
                     f"  {r['migrations_per_hot_page']:7.2f}"
-                    f"  {100.0 * r['demoted_within_10s']:6.1f}%"
-                    f"  {r['ops_per_sec']:12,.0f}"
-                    + (f"  ({r['failed_runs']} failed)" if r["failed_runs"] else ""))
-        reps, dur = r["runs"], round(r["elapsed_s"])
-    table = ("  scenario   cfg   hot up   cold up  s to 95%  migr/pg  down<10s         ops/s\n"
-             + "\n".join(rows) + "\n")
+                    f"  {fmt(r.get('wasted_migrations'), ',.0f'):>8}"
+                    f"  {100.0 * r['demoted_within_10s']:6.1f}%" + failed)
+    table = ("  scenario   cfg    runs     s  hot up   cold up  s to 95%  migr/pg"
+             "    wasted  down<10s\n" + "\n".join(rows)
+             + "\n  (*: oracle hints; s: the run's median length)\n")
 if not rows:
     # No medians to speak of: drop the sentence that would announce them.
-    body = re.sub(r" *Medians of @REPS@ runs of @DURATION@ s:", "", body)
-body = (body.replace("@RESULTS@", table).replace("@REPS@", str(reps))
-        .replace("@DURATION@", str(dur)))
+    body = re.sub(r"\s*Medians of the runs each row names,\s+of the seconds it\s+names:",
+                  "", body)
+body = body.replace("@RESULTS@", table)
 text = open(cover).read()
 text = text.replace("*** SUBJECT HERE ***", subject.strip())
 text = text.replace("*** BLURB HERE ***", body.rstrip() + "\n")

@@ -35,6 +35,7 @@
 #include <numa.h>
 #include <numaif.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define INJECT_PATH		PGHOT_DIR "inject"
 #define INJECT_MAX		(60 * 1024)	/* bytes per write() */
-#define INJECT_TOKEN_MAX	20	/* "0x" + 16 hex digits + ' ' + NUL */
+#define INJECT_TOKEN_MAX	32	/* "0x" + 16 hex digits + ":NID " + NUL */
 #define SPLIT_PATH		"/sys/kernel/debug/split_huge_pages"
 #define BLOCK_SZ		(2UL << MIB_SHIFT)	/* --blocks */
 
@@ -191,12 +192,20 @@ struct churn {
 	unsigned long long up;		/* lower -> top transitions seen */
 	unsigned long long down;	/* top -> lower transitions seen */
 	unsigned long long down_soon;	/* of them within CHURN_WINDOW_S */
+	/*
+	 * When each page of down_soon had gone up: a page that went up in
+	 * the last CHURN_WINDOW_S of the run had no chance to be counted
+	 * there, so the share is taken over the earlier ones only.
+	 */
+	float *soon_up_at;
+	size_t nr_soon, max_soon;
 };
 
 struct sample {
 	double t;			/* seconds since the start */
 	double query_s;			/* how long the residency query took */
 	unsigned long long ops;		/* all threads, so far */
+	unsigned long long ups;		/* churn.up, so far */
 	struct residency hot, cold, hog;
 	struct counters vm;
 };
@@ -786,6 +795,23 @@ static void place_set(struct set *s, int node, int keep_bound, int blocks)
 		    s->name, strerror(errno));
 }
 
+/* Note a page that went up at @up_at and came down within the window. */
+static void churn_soon(struct churn *c, float up_at)
+{
+	float *p;
+
+	if (c->nr_soon == c->max_soon) {
+		size_t max = c->max_soon ? 2 * c->max_soon : 1024;
+
+		p = realloc(c->soon_up_at, max * sizeof(*p));
+		if (!p)
+			die(EXIT_SETUP, "out of memory");
+		c->soon_up_at = p;
+		c->max_soon = max;
+	}
+	c->soon_up_at[c->nr_soon++] = up_at;
+}
+
 /* Page @i of the hot set is (@top) or is not on the top tier at time @t. */
 static void churn_track(struct churn *c, unsigned long i, bool top, double t)
 {
@@ -797,8 +823,10 @@ static void churn_track(struct churn *c, unsigned long i, bool top, double t)
 		c->up_at[i] = t;
 	} else {
 		c->down++;
-		if (c->up_at[i] >= 0 && t - c->up_at[i] <= CHURN_WINDOW_S)
+		if (c->up_at[i] >= 0 && t - c->up_at[i] <= CHURN_WINDOW_S) {
 			c->down_soon++;
+			churn_soon(c, c->up_at[i]);
+		}
 	}
 }
 
@@ -1067,6 +1095,7 @@ static int take_sample(struct bench *b)
 	    (o->hog_mb && query_set(b, &b->hog, o->hog_node, &s->hog, NULL, 0)))
 		return -1;
 	s->query_s = now_s() - run.t0 - s->t;
+	s->ups = b->churn.up;
 	b->nr_samples++;
 	return 0;
 }
@@ -1278,8 +1307,9 @@ static int inject_round(struct bench *b, unsigned long long *pfns,
 	for (i = 0; i < b->hot.nr; i++) {
 		if (!pfns[i])
 			continue;
-		len += snprintf(text + len, INJECT_MAX - len, "0x%llx ",
-				pfns[i]);
+		/* The workers' node accessed it, as a sample would say. */
+		len += snprintf(text + len, INJECT_MAX - len, "0x%llx:%d ",
+				pfns[i], b->opt.cpu_node);
 		b->injected_pfns++;
 		if (len + INJECT_TOKEN_MAX > INJECT_MAX) {
 			if (write_inject(text, len))
@@ -1342,6 +1372,36 @@ static void start_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
 
 	if (err)
 		die(EXIT_SETUP, "pthread_create: %s", strerror(err));
+}
+
+/*
+ * A helper that only watches or reports (the sampler, the injector) runs
+ * off the workers' CPUs where the box has others, so that it takes no time
+ * from the workload it measures. Its node does not matter: move_pages()
+ * queries move nothing, and injected PFNs name the workers' node.
+ */
+static void start_helper(pthread_t *tid, void *(*fn)(void *), void *arg,
+			 int cpu_node)
+{
+	int cpu, nr = numa_num_configured_cpus(), err;
+	bool any = false;
+	cpu_set_t set;
+
+	start_thread(tid, fn, arg);
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < nr && cpu < CPU_SETSIZE; cpu++) {
+		if (numa_node_of_cpu(cpu) < 0 || numa_node_of_cpu(cpu) == cpu_node)
+			continue;
+		CPU_SET(cpu, &set);
+		any = true;
+	}
+	if (!any)
+		return;
+	/* A CPU that is offline fails the call: then it stays where it is. */
+	err = pthread_setaffinity_np(*tid, sizeof(set), &set);
+	if (err)
+		msg("helper thread stays on node %d's CPUs: %s", cpu_node,
+		    strerror(err));
 }
 
 /*
@@ -1419,11 +1479,11 @@ static void run_bench(struct bench *b)
 	run.t0 = now_s();
 	for (i = 0; i < o->threads; i++)
 		start_thread(&b->workers[i].tid, worker_fn, &b->workers[i]);
-	start_thread(&sampler, sampler_fn, b);
+	start_helper(&sampler, sampler_fn, b, o->cpu_node);
 	if (o->cold_interval_ms)
 		start_thread(&cold, cold_fn, b);
 	if (o->inject_rounds)
-		start_thread(&inject, inject_fn, b);
+		start_helper(&inject, inject_fn, b, o->cpu_node);
 
 	/* A failing helper stops the run early either way. */
 	if (!o->accesses) {
@@ -1458,7 +1518,14 @@ struct results {
 	unsigned long long ops;
 	const struct sample *last;
 	double t95;			/* < 0: never */
+	/* Hot pages seen going up by end - CHURN_WINDOW_S; of them down soon */
+	unsigned long long ups_settled, down_soon_settled;
 };
+
+static bool settled(const struct bench *b, const struct sample *s)
+{
+	return s->hot.top * 100 >= b->hot.nr * SETTLED_PCT;
+}
 
 static void compute_results(const struct bench *b, struct results *res)
 {
@@ -1473,14 +1540,30 @@ static void compute_results(const struct bench *b, struct results *res)
 	res->elapsed = end - run.t0;
 	res->ops = total_ops(b);
 	res->last = &b->samples[b->nr_samples - 1];
+	/*
+	 * The first sample at SETTLED_PCT that the next one (if any) confirms,
+	 * stamped with the end of its residency query: the pages counted may
+	 * have arrived at any time until then.
+	 */
 	res->t95 = -1;
 	for (k = 0; k < b->nr_samples; k++) {
 		s = &b->samples[k];
-		if (s->hot.top * 100 >= b->hot.nr * SETTLED_PCT) {
-			res->t95 = s->t;
-			break;
-		}
+		if (!settled(b, s))
+			continue;
+		if (k + 1 < b->nr_samples && !settled(b, s + 1))
+			continue;
+		res->t95 = s->t + s->query_s;
+		break;
 	}
+	/* Censoring: only pages that had the whole window to come down. */
+	res->ups_settled = 0;
+	for (k = 0; k < b->nr_samples; k++)
+		if (b->samples[k].t <= res->last->t - CHURN_WINDOW_S)
+			res->ups_settled = b->samples[k].ups;
+	res->down_soon_settled = 0;
+	for (k = 0; k < b->churn.nr_soon; k++)
+		if (b->churn.soon_up_at[k] <= res->last->t - CHURN_WINDOW_S)
+			res->down_soon_settled++;
 }
 
 /* @str as a JSON string. */
@@ -1656,8 +1739,10 @@ static void print_json(FILE *f, const struct bench *b,
 	json_blocks(f, b);
 	fprintf(f, "  \"churn\": {\"window_s\": %d, \"up\": %llu, ", CHURN_WINDOW_S,
 		b->churn.up);
-	fprintf(f, "\"down\": %llu, \"down_within_window\": %llu},\n",
+	fprintf(f, "\"down\": %llu, \"down_within_window\": %llu, ",
 		b->churn.down, b->churn.down_soon);
+	fprintf(f, "\"up_settled\": %llu, \"down_within_window_settled\": %llu},\n",
+		res->ups_settled, res->down_soon_settled);
 	if (res->t95 >= 0)
 		fprintf(f, "  \"seconds_to_95pct\": %.3f,\n", res->t95);
 	else
@@ -1711,8 +1796,9 @@ static void print_summary(const struct bench *b, const struct results *res)
 		vm_delta(b, vm, "pgdemote_direct") +
 		vm_delta(b, vm, "pgdemote_khugepaged") +
 		vm_delta(b, vm, "pgdemote_proactive"));
-	fprintf(stderr, "%llu of %llu hot pages down again within %d s\n",
-		b->churn.down_soon, b->churn.up, CHURN_WINDOW_S);
+	fprintf(stderr, "%llu of %llu hot pages up by %.0f s down again within %d s\n",
+		res->down_soon_settled, res->ups_settled,
+		res->last->t - CHURN_WINDOW_S, CHURN_WINDOW_S);
 }
 
 static FILE *open_output(const char *path)
