@@ -99,6 +99,9 @@
 #define FULL_MARGIN		(64UL << 20)	/* left free on a full node */
 #define FULL_SLACK		(32UL << 20)	/* more, until a run's task takes it */
 #define FULL_RUN_S		15	/* top_tier_full access loop */
+#define SETTLE_MAX_S		30	/* settle_reclaim() waits at most */
+/* percpu_pagelist_high_fraction: each CPU's lists at their floor, 4 batches. */
+#define PCP_FRACTION		"1000000"
 /*
  * top_tier_full_paced: a hot set twice the free room, each page touched
  * once per PACED_PASS_MS in PACED_SLICES steps: hot, yet unreferenced
@@ -124,7 +127,8 @@
 	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + FILTER_EXTRA_S) + TEST_SLACK_S)
 /* Placing each lower node's buffer and locking the hogs take time too. */
 #define FULL_TEST_TIMEOUT_S	\
-	(2 * (FULL_RUN_S + TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S) + TEST_SLACK_S)
+	(2 * (FULL_RUN_S + TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + 5 * SETTLE_MAX_S) + \
+	 TEST_SLACK_S)
 
 /*
  * While the target node has more than this much free memory, promotion
@@ -250,6 +254,7 @@ enum {
 	KNOB_BATCH,
 	KNOB_RATE_LIMIT,
 	KNOB_DEMOTION,
+	KNOB_PCP_FRACTION,
 	NR_KNOBS,
 };
 
@@ -268,6 +273,7 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_BATCH] = { PGHOT_FILE("kmigrated_batch_nr"), true },
 	[KNOB_RATE_LIMIT] = { PGHOT_FILE("rate_limit_MBps"), true },
 	[KNOB_DEMOTION] = { "/sys/kernel/mm/numa/demotion_enabled", true },
+	[KNOB_PCP_FRACTION] = { "/proc/sys/vm/percpu_pagelist_high_fraction", false },
 };
 
 /*
@@ -964,6 +970,96 @@ static void fill_tops(struct __test_metadata *_metadata,
 	}
 }
 
+/*
+ * Fold every CPU's vmstat deltas into the counters free memory is read
+ * from, and let every CPU's page lists shrink towards their limit by a
+ * step (/proc/sys/vm/stat_refresh). Best effort: without it, settling
+ * takes longer.
+ */
+static void refresh_vmstat(void)
+{
+	FILE *f = fopen("/proc/sys/vm/stat_refresh", "w");
+
+	if (!f)
+		return;
+	fputs("1\n", f);
+	fclose(f);
+}
+
+/* Free memory on the top-tier nodes of @t, in bytes. */
+static long long tops_free(const struct topology *t)
+{
+	long long sum = 0, free_b;
+	int n;
+
+	for (n = 0; n < t->nr_top; n++)
+		if (numa_node_size64(t->top[n], &free_b) >= 0)
+			sum += free_b;
+	return sum;
+}
+
+/*
+ * Wait until the top tier's free memory has grown by less than a megabyte
+ * in a second and kswapd scanned nothing in it, for at most SETTLE_MAX_S:
+ * reclaim a run woke goes on after it, and the pages of a task that just
+ * exited reach the free lists over seconds (per-CPU lists drain slowly);
+ * either would hand the next run megabytes its fill never saw.
+ */
+static void settle_reclaim(const struct topology *t)
+{
+	static const char * const names[] = { "pgscan_kswapd" };
+	unsigned long long scan_was, scan;
+	long long free_was, free_now;
+	int i;
+
+	if (vmstat_read(names, &scan_was, NULL, 1) != 1)
+		scan_was = 0;
+	free_was = tops_free(t);
+	for (i = 0; i < SETTLE_MAX_S; i++) {
+		sleep(1);
+		refresh_vmstat();
+		if (vmstat_read(names, &scan, NULL, 1) != 1)
+			scan = 0;
+		free_now = tops_free(t);
+		if (scan == scan_was && free_now - free_was < (1LL << 20))
+			return;
+		scan_was = scan;
+		free_was = free_now;
+	}
+	ksft_print_msg("top tier's free memory still moving after %d s\n",
+		       SETTLE_MAX_S);
+}
+
+/* Each zone of node @nid: free pages against its high and promo marks. */
+static void print_zones(const char *who, int nid)
+{
+	unsigned long val, free = 0, high = 0;
+	char line[256], zone[32] = "";
+	bool in = false;
+	FILE *f;
+	int n;
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &n, zone) == 2) {
+			in = n == nid;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (sscanf(line, " pages free %lu", &val) == 1)
+			free = val;
+		else if (sscanf(line, " high %lu", &val) == 1)
+			high = val;
+		else if (sscanf(line, " promo %lu", &val) == 1 && (free || high))
+			ksft_print_msg("%s: node %d zone %s: %lu free, high %lu, promo %lu\n",
+				       who, nid, zone, free, high, val);
+	}
+	fclose(f);
+}
+
 /* Drop what even_room() added. */
 static void uneven_room(struct full_hogs *h)
 {
@@ -1019,21 +1115,31 @@ static void even_room(struct __test_metadata *_metadata,
 /*
  * In the run's task, its buffers placed: every top-tier node that has more
  * than FULL_MARGIN free takes the rest as fill of the run's kind, which
- * goes with the task. Both runs then start from the same free memory.
+ * goes with the task, again once reclaim has settled if it freed more
+ * meanwhile. Both runs then start from the same free memory.
  */
 static void trim_room(struct __test_metadata *_metadata,
 		      const struct topology *t, bool cold)
 {
 	long long free_b;
+	bool trimmed;
 	size_t size;
-	int n;
+	int n, round;
 
-	for (n = 0; n < t->nr_top; n++) {
-		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
-		if (free_b < (long long)FULL_MARGIN + (1LL << 20))
-			continue;
-		size = (free_b - FULL_MARGIN) & ~(PAGE_STRIDE - 1);
-		ASSERT_NE(fill_piece(_metadata, t->top[n], size, cold), NULL);
+	/* Until a trim after free memory settled finds nothing to take. */
+	for (round = 0; round < 4; round++) {
+		trimmed = false;
+		for (n = 0; n < t->nr_top; n++) {
+			ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
+			if (free_b < (long long)FULL_MARGIN + (1LL << 20))
+				continue;
+			size = (free_b - FULL_MARGIN) & ~(PAGE_STRIDE - 1);
+			ASSERT_NE(fill_piece(_metadata, t->top[n], size, cold), NULL);
+			trimmed = true;
+		}
+		if (!trimmed)
+			break;
+		settle_reclaim(t);
 	}
 }
 
@@ -1042,6 +1148,7 @@ struct full_result {
 	unsigned long long demoted;	/* every pgdemote_* */
 	unsigned long long promoted;	/* pgpromote_success */
 	unsigned long on_top;		/* hot pages on the top tier at the end */
+	unsigned long on_task_node;	/* of which on the task's node */
 	unsigned long hot_pages;
 	unsigned long room;		/* pages free above the task node's promo mark */
 	unsigned long free_start;	/* pages free on the task's node at the start */
@@ -1116,15 +1223,17 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	trim_room(_metadata, t, mode == FULL_COLD_HOG);
 	for (n = 0; n < t->nr_top; n++) {
 		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
-		ksft_print_msg("%s: node %d: %lld MiB free, high watermark %lu MiB%s\n",
+		ksft_print_msg("%s: node %d: %lld MiB free, high mark %lu MiB, %lu pcp pages%s\n",
 			       pghot ? "pghot" : "legacy", t->top[n], free_b >> 20,
 			       node_high_wmark(t->top[n]) >> 20,
+			       node_zoneinfo_sum(t->top[n], " count: %lu"),
 			       kswapd_gave_up(t->top[n]) ? ", kswapd gave up" : "");
 	}
 	/*
 	 * The room pages hot by pghot's rule may take: free memory above
 	 * the promotion watermark of the node they go to, the task's.
 	 */
+	print_zones(pghot ? "pghot" : "legacy", topo_cpu_node(t));
 	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
 	res->free_start = free_b / PAGE_STRIDE;
 	if (free_b > (long long)node_promo_wmark(topo_cpu_node(t)))
@@ -1143,10 +1252,13 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	}
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
 	ASSERT_EQ(read_vmstats(&after), 0);
-	ksft_print_msg("%s: %lu passes in %d s%s\n", pghot ? "pghot" : "legacy",
-		       passes, FULL_RUN_S,
+	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
+	ksft_print_msg("%s: %lu passes in %d s; then %lld MiB free, %lu pcp pages%s\n",
+		       pghot ? "pghot" : "legacy", passes, FULL_RUN_S, free_b >> 20,
+		       node_zoneinfo_sum(topo_cpu_node(t), " count: %lu"),
 		       kswapd_gave_up(topo_cpu_node(t)) ?
 		       "; kswapd gave the task's node up" : "");
+	print_zones(pghot ? "pghot" : "legacy", topo_cpu_node(t));
 	for (n = 0; n < t->nr_lower; n++) {
 		ASSERT_EQ(query_residency_settled(&rg[n], &r), 0);
 		for (i = 0; i < rg[n].nr; i++)
@@ -1155,7 +1267,13 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 		print_residency("after", &rg[n], &r);
 		EXPECT_EQ(r.missing, 0UL);
 		res->on_top += r.top;
+		for (i = 0; i < rg[n].nr; i++)
+			if (rg[n].status[i] == topo_cpu_node(t))
+				res->on_task_node++;
 	}
+	ksft_print_msg("%s: %lu of %lu hot pages up on the task's node %d\n",
+		       pghot ? "pghot" : "legacy", res->on_task_node, res->on_top,
+		       topo_cpu_node(t));
 	print_deltas(&before, &after);
 	res->demoted = demoted(&before, &after);
 	res->promoted = vm_delta(&before, &after, VM_PROMOTE_SUCCESS);
@@ -1217,6 +1335,7 @@ static void top_tier_full_task(struct __test_metadata *_metadata,
 	int status;
 	pid_t pid;
 
+	settle_reclaim(self->topo);
 	even_room(_metadata, self->topo, h);
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1245,6 +1364,13 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 	struct full_result legacy = { }, pghot;
 	struct full_hogs h;
 
+	/*
+	 * What the per-CPU page lists hold is free to the allocator but not
+	 * counted as free, and they grow to tens of megabytes on a large
+	 * node: room one run has and the other not. Keep them small for
+	 * both runs (restored with the other knobs).
+	 */
+	set_knob(_metadata, self->knobs, KNOB_PCP_FRACTION, PCP_FRACTION);
 	/*
 	 * One locked fill for both runs (a fill takes long on a slow box);
 	 * a cold one afresh for each, as the first run demoted some of it.
