@@ -100,6 +100,7 @@
 #define FULL_SLACK		(32UL << 20)	/* more, until a run's task takes it */
 #define FULL_RUN_S		15	/* top_tier_full access loop */
 #define SETTLE_MAX_S		30	/* settle_reclaim() waits at most */
+#define TRIM_ROUNDS		4	/* trim_room() trims at most */
 /* percpu_pagelist_high_fraction: each CPU's lists at their floor, 4 batches. */
 #define PCP_FRACTION		"1000000"
 /*
@@ -127,7 +128,8 @@
 	(TIMED_LOWER_NODES * (PROMOTE_TIMEOUT_S + FILTER_EXTRA_S) + TEST_SLACK_S)
 /* Placing each lower node's buffer and locking the hogs take time too. */
 #define FULL_TEST_TIMEOUT_S	\
-	(2 * (FULL_RUN_S + TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + 5 * SETTLE_MAX_S) + \
+	(2 * (FULL_RUN_S + TIMED_LOWER_NODES * PROMOTE_TIMEOUT_S + \
+	     (1 + TRIM_ROUNDS) * SETTLE_MAX_S) + \
 	 TEST_SLACK_S)
 
 /*
@@ -1127,7 +1129,9 @@ static void trim_room(struct __test_metadata *_metadata,
 	int n, round;
 
 	/* Until a trim after free memory settled finds nothing to take. */
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < TRIM_ROUNDS; round++) {
+		if (round)
+			settle_reclaim(t);
 		trimmed = false;
 		for (n = 0; n < t->nr_top; n++) {
 			ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
@@ -1139,7 +1143,6 @@ static void trim_room(struct __test_metadata *_metadata,
 		}
 		if (!trimmed)
 			break;
-		settle_reclaim(t);
 	}
 }
 
@@ -1148,7 +1151,6 @@ struct full_result {
 	unsigned long long demoted;	/* every pgdemote_* */
 	unsigned long long promoted;	/* pgpromote_success */
 	unsigned long on_top;		/* hot pages on the top tier at the end */
-	unsigned long on_task_node;	/* of which on the task's node */
 	unsigned long hot_pages;
 	unsigned long room;		/* pages free above the task node's promo mark */
 	unsigned long free_start;	/* pages free on the task's node at the start */
@@ -1187,7 +1189,8 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 			      struct full_result *res)
 {
 	const struct topology *t = self->topo;
-	unsigned long i, passes = 0, bad = 0;
+	const char *who = pghot ? "pghot" : "legacy";
+	unsigned long i, passes = 0, bad = 0, on_task_node = 0;
 	struct vmstats before, after;
 	struct residency r;
 	struct region *rg;
@@ -1224,7 +1227,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	for (n = 0; n < t->nr_top; n++) {
 		ASSERT_GE(numa_node_size64(t->top[n], &free_b), 0);
 		ksft_print_msg("%s: node %d: %lld MiB free, high mark %lu MiB, %lu pcp pages%s\n",
-			       pghot ? "pghot" : "legacy", t->top[n], free_b >> 20,
+			       who, t->top[n], free_b >> 20,
 			       node_high_wmark(t->top[n]) >> 20,
 			       node_zoneinfo_sum(t->top[n], " count: %lu"),
 			       kswapd_gave_up(t->top[n]) ? ", kswapd gave up" : "");
@@ -1233,7 +1236,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	 * The room pages hot by pghot's rule may take: free memory above
 	 * the promotion watermark of the node they go to, the task's.
 	 */
-	print_zones(pghot ? "pghot" : "legacy", topo_cpu_node(t));
+	print_zones(who, topo_cpu_node(t));
 	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
 	res->free_start = free_b / PAGE_STRIDE;
 	if (free_b > (long long)node_promo_wmark(topo_cpu_node(t)))
@@ -1254,26 +1257,25 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	ASSERT_EQ(read_vmstats(&after), 0);
 	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
 	ksft_print_msg("%s: %lu passes in %d s; then %lld MiB free, %lu pcp pages%s\n",
-		       pghot ? "pghot" : "legacy", passes, FULL_RUN_S, free_b >> 20,
+		       who, passes, FULL_RUN_S, free_b >> 20,
 		       node_zoneinfo_sum(topo_cpu_node(t), " count: %lu"),
 		       kswapd_gave_up(topo_cpu_node(t)) ?
 		       "; kswapd gave the task's node up" : "");
-	print_zones(pghot ? "pghot" : "legacy", topo_cpu_node(t));
+	print_zones(who, topo_cpu_node(t));
 	for (n = 0; n < t->nr_lower; n++) {
 		ASSERT_EQ(query_residency_settled(&rg[n], &r), 0);
-		for (i = 0; i < rg[n].nr; i++)
+		for (i = 0; i < rg[n].nr; i++) {
 			if (*(unsigned long *)(rg[n].buf + i * PAGE_STRIDE + STAMP_OFFSET) != i)
 				bad++;
+			if (rg[n].status[i] == topo_cpu_node(t))
+				on_task_node++;
+		}
 		print_residency("after", &rg[n], &r);
 		EXPECT_EQ(r.missing, 0UL);
 		res->on_top += r.top;
-		for (i = 0; i < rg[n].nr; i++)
-			if (rg[n].status[i] == topo_cpu_node(t))
-				res->on_task_node++;
 	}
 	ksft_print_msg("%s: %lu of %lu hot pages up on the task's node %d\n",
-		       pghot ? "pghot" : "legacy", res->on_task_node, res->on_top,
-		       topo_cpu_node(t));
+		       who, on_task_node, res->on_top, topo_cpu_node(t));
 	print_deltas(&before, &after);
 	res->demoted = demoted(&before, &after);
 	res->promoted = vm_delta(&before, &after, VM_PROMOTE_SUCCESS);
