@@ -8,6 +8,10 @@
  *	moved (move_pages()) stay within the limit times the seconds, plus
  *	one window and a few folios, and pghot_promote_ratelimited moves
  *	where promotion is fast enough to reach the limit.
+ * adaptive_window: the same full target, freq_threshold 2: pages made
+ *	ready far over the limit shrink the target's window until two
+ *	reports of a page 1.5 s apart no longer make it ready (they did
+ *	before); a trickle under the limit grows it back until they do again.
  * memcg:        a memory cgroup with memory.max, whose pages sit on a
  *	lower-tier node, is promoted with its charge kept (memory.current
  *	unchanged within a page per 64 folios), no OOM kill; at its limit it
@@ -24,6 +28,9 @@
  *	are freed while they wait in kmigrated's queue, and a new buffer
  *	that gets their memory is reported from another: it goes to the
  *	other node, none of it where the old owner's reports said.
+ * reused_pfn_cold: at freq_threshold 2, pages reported once are freed and
+ *	a new buffer gets their memory: one report of the new pages moves
+ *	none of them (a reused PFN starts cold), a second moves them all.
  * knob_race:    two writers set every pghot knob to random valid values
  *	while promotion runs from both sources: every knob reads back a
  *	valid value and the data is intact.
@@ -55,10 +62,18 @@
 #define RATE_RUN_S		8
 #define RATE_BUF_SIZE		(40UL << 20)	/* 4x what 1 MB/s lets through in 9 s */
 #define RATE_MARGIN		(512UL << 20)	/* left free on the target */
+#define ADAPT_FLOOD_S		12		/* adaptive_window */
+/* Four times what the limit lets through meanwhile: most stay candidates. */
+#define ADAPT_FLOOD_PAGES	(4 * RATE_MBPS * 256 * (ADAPT_FLOOD_S + 1))
+#define ADAPT_TRICKLE_S		12
+#define ADAPT_TRICKLE_PAGES	32		/* a second, of 256 allowed */
+#define ADAPT_PROBE_PAGES	256
+#define ADAPT_GAP_MS		1500		/* between a probe's reports */
 #define RACE_S			10
 #define REUSE_PAGES		256		/* freed_while_queued */
 #define REUSE_ROUNDS		5
 #define REUSE_WITHIN_MS		600		/* of kmigrated_sleep_ms 1000 */
+#define COLD_ROUNDS		5		/* reused_pfn_cold */
 #define STAMP_OFFSET		64		/* past touch_word() */
 #define COVERAGE_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_MAX_S + 30) + 60)
 
@@ -185,6 +200,39 @@ static void wait_promoted(unsigned long long p0, unsigned long nr)
 				PROMOTE_STALL_S));
 }
 
+/* Ready pages of @nid's kmigrated, queued or deferred; -1 if unknown. */
+static long kmigrated_backlog(int nid)
+{
+	FILE *f = fopen(PGHOT_DIR "stats", "r");
+	unsigned long deferred;
+	unsigned int queued;
+	char line[256];
+	long ret = -1;
+	int n;
+
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "node%d target %*d queued %u deferred %lu",
+			   &n, &queued, &deferred) == 3 && n == nid)
+			ret = queued + deferred;
+	fclose(f);
+	return ret;
+}
+
+/* Wait until @nid's kmigrated has nothing ready: 0, or -1 on timeout. */
+static int wait_backlog_empty(int nid)
+{
+	double start = now_s();
+
+	while (kmigrated_backlog(nid)) {
+		if (now_s() - start > PROMOTE_STALL_S)
+			return -1;
+		usleep(50 * 1000);
+	}
+	return 0;
+}
+
 /* Stamp every page with its index; count the pages that lost theirs. */
 static void stamp(const struct region *rg)
 {
@@ -262,6 +310,142 @@ TEST_F_TIMEOUT(coverage, rate_limit, COVERAGE_TIMEOUT_S)
 			munmap(hog, hog_size);
 		unmap_region(&rg);
 	}
+}
+
+/* The window kmigrated adapted for @target, from stats; -1 if unknown. */
+static long target_window_ms(int target)
+{
+	FILE *f = fopen(PGHOT_DIR "stats", "r");
+	char line[256];
+	long ret = -1;
+	unsigned int w;
+	int n;
+
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "target%d window_ms %u", &n, &w) == 2 &&
+		    n == target)
+			ret = w;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Report @nr pages of @pfns twice, ADAPT_GAP_MS apart, naming @nid: how
+ * many pages became ready (pghot_ready; nothing else reports meanwhile).
+ */
+static unsigned long long probe_gap(struct __test_metadata *_metadata,
+				    const unsigned long *pfns, unsigned long nr,
+				    int nid)
+{
+	unsigned long long r0;
+
+	r0 = vmstat("pghot_ready");
+	ASSERT_EQ(inject_pfns(pfns, nr, nid), 0);
+	usleep(ADAPT_GAP_MS * 1000);
+	ASSERT_EQ(inject_pfns(pfns, nr, nid), 0);
+	usleep(200 * 1000);
+	return vmstat("pghot_ready") - r0;
+}
+
+/* Report each of @nr pages twice within 100 ms: quick enough for any window. */
+static void report_twice(struct __test_metadata *_metadata,
+			 const unsigned long *pfns, unsigned long nr, int nid)
+{
+	ASSERT_EQ(inject_pfns(pfns, nr, nid), 0);
+	usleep(100 * 1000);
+	ASSERT_EQ(inject_pfns(pfns, nr, nid), 0);
+}
+
+TEST_F_TIMEOUT(coverage, adaptive_window, COVERAGE_TIMEOUT_S)
+{
+	const unsigned long probe = ADAPT_PROBE_PAGES;
+	const int lower = self->topo->lower[0], nid = self->cpu;
+	unsigned long long before, shrunk, grown;
+	unsigned long *pfns, *trickle, *flood;
+	long w_shrunk, w_grown;
+	struct region pr;
+	int i, floods = 0;
+	double start, left;
+	size_t hog_size;
+	char rate[16];
+	char *hog;
+
+	hwhint_baseline(_metadata, self->knobs);
+	snprintf(rate, sizeof(rate), "%d", RATE_MBPS);
+	set_knob(_metadata, self->knobs, KNOB_RATE_LIMIT, rate);
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "2");
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	/* Three probes, the trickle, a reset and the flood, each its own pages. */
+	map_region(_metadata, &pr, (3 * probe + (ADAPT_TRICKLE_S + 1) *
+				    ADAPT_TRICKLE_PAGES + ADAPT_FLOOD_PAGES) *
+		   PAGE_STRIDE);
+	ASSERT_EQ(place_on_node(&pr, lower), 0);
+	pfns = calloc(pr.nr, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	ASSERT_EQ(region_pfns(&pr, pfns), 0);
+	trickle = pfns + 3 * probe;
+	flood = trickle + (ADAPT_TRICKLE_S + 1) * ADAPT_TRICKLE_PAGES;
+
+	/*
+	 * Earlier runs may have left the target's window adapted: a promotion
+	 * to a target with memory to spare starts it afresh.
+	 */
+	report_twice(_metadata, trickle + ADAPT_TRICKLE_S * ADAPT_TRICKLE_PAGES,
+		     ADAPT_TRICKLE_PAGES, nid);
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	/* Below the fast path: every promotion is a rated candidate. */
+	hog = fill_node(_metadata, nid, RATE_MARGIN, &hog_size);
+
+	/* The configured window: a gap of 1.5 s is within it. */
+	before = probe_gap(_metadata, pfns, probe, nid);
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+
+	/*
+	 * Far over the limit, ready whatever the window: it shrinks, a step
+	 * a second, to its floor (an eighth of promote_window_ms).
+	 */
+	start = now_s();
+	for (; now_s() - start < ADAPT_FLOOD_S; floods++) {
+		report_twice(_metadata, flood, ADAPT_FLOOD_PAGES, nid);
+		usleep(100 * 1000);
+	}
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	w_shrunk = target_window_ms(nid);
+	ASSERT_GT(w_shrunk, 0) TH_LOG("no target%d window_ms in stats", nid);
+	shrunk = probe_gap(_metadata, pfns + probe, probe, nid);
+
+	/* Under the limit: it grows back. */
+	start = now_s();
+	for (i = 0; i < ADAPT_TRICKLE_S; i++) {
+		report_twice(_metadata, trickle + i * ADAPT_TRICKLE_PAGES,
+			     ADAPT_TRICKLE_PAGES, nid);
+		left = start + i + 1 - now_s();
+		if (left > 0)
+			usleep(left * 1e6);
+	}
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	w_grown = target_window_ms(nid);
+	grown = probe_gap(_metadata, pfns + 2 * probe, probe, nid);
+
+	ksft_print_msg("target %d window: %ld ms after %d floods in %d s\n",
+		       nid, w_shrunk, floods, ADAPT_FLOOD_S);
+	ksft_print_msg("target %d window: %ld ms after the trickle\n",
+		       nid, w_grown);
+	ksft_print_msg("ready of %lu reported %d ms apart: %llu before, %llu shrunk, %llu grown\n",
+		       probe, ADAPT_GAP_MS, before, shrunk, grown);
+	EXPECT_TRUE(reached_pct(before, probe, PROMOTED_PCT));
+	EXPECT_LT(w_shrunk, ADAPT_GAP_MS);
+	EXPECT_EQ(shrunk, 0ULL)
+		TH_LOG("the window did not shrink under a flood of candidates");
+	EXPECT_GT(w_grown, ADAPT_GAP_MS);
+	EXPECT_TRUE(reached_pct(grown, probe, PROMOTED_PCT))
+		TH_LOG("the window did not grow back under a trickle");
+	if (hog)
+		munmap(hog, hog_size);
+	free(pfns);
+	unmap_region(&pr);
 }
 
 /* cgroup v2 with @ctl enabled for a child group, or why not. */
@@ -722,39 +906,6 @@ TEST_F_TIMEOUT(coverage, thp_collapse, COVERAGE_TIMEOUT_S)
 	}
 }
 
-/* Ready pages of @nid's kmigrated, queued or deferred; -1 if unknown. */
-static long kmigrated_backlog(int nid)
-{
-	FILE *f = fopen(PGHOT_DIR "stats", "r");
-	unsigned long deferred;
-	unsigned int queued;
-	char line[256];
-	long ret = -1;
-	int n;
-
-	if (!f)
-		return -1;
-	while (ret < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "node%d target %*d queued %u deferred %lu",
-			   &n, &queued, &deferred) == 3 && n == nid)
-			ret = queued + deferred;
-	fclose(f);
-	return ret;
-}
-
-/* Wait until @nid's kmigrated has nothing ready: 0, or -1 on timeout. */
-static int wait_backlog_empty(int nid)
-{
-	double start = now_s();
-
-	while (kmigrated_backlog(nid)) {
-		if (now_s() - start > PROMOTE_STALL_S)
-			return -1;
-		usleep(50 * 1000);
-	}
-	return 0;
-}
-
 /* How many of the @nb PFNs in @b are among the @na in @a. */
 static unsigned long pfns_shared(const unsigned long *a, unsigned long na,
 				 const unsigned long *b, unsigned long nb)
@@ -872,6 +1023,90 @@ TEST_F_TIMEOUT(coverage, freed_while_queued, COVERAGE_TIMEOUT_S)
 		EXPECT_LT(round, REUSE_ROUNDS)
 			TH_LOG("node %d: no usable round in %d", t->lower[j],
 			       REUSE_ROUNDS);
+	}
+}
+
+/*
+ * One round of reused_pfn_cold on @lower, reports naming @nid: true if
+ * the new buffer got some of the freed memory, with the checks made.
+ */
+static bool cold_round(struct __test_metadata *_metadata, int lower, int nid)
+{
+	unsigned long *apfns, *bpfns, reused, on_nid;
+	unsigned long long p0;
+	struct region a, b;
+	struct residency r;
+
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	map_region(_metadata, &a, REUSE_PAGES * PAGE_STRIDE);
+	map_region(_metadata, &b, 2 * REUSE_PAGES * PAGE_STRIDE);
+	apfns = calloc(a.nr, sizeof(*apfns));
+	bpfns = calloc(b.nr, sizeof(*bpfns));
+	ASSERT_TRUE(apfns && bpfns);
+	ASSERT_EQ(place_on_node(&a, lower), 0);
+	ASSERT_EQ(region_pfns(&a, apfns), 0);
+
+	/* One report each: half way to the threshold, nothing moves. */
+	p0 = vmstat("pghot_promoted");
+	ASSERT_EQ(inject_pfns(apfns, a.nr, nid), 0);
+	sleep(SETTLE_S);
+	ASSERT_EQ(query_residency(&a, &r), 0);
+	ASSERT_EQ(r.slow, a.nr)
+		TH_LOG("node %d: one report of each page moved %lu of %lu",
+		       lower, a.nr - r.slow, a.nr);
+	unmap_region(&a);
+
+	/* The new owner, likely on the freed pages (per-CPU lists are LIFO). */
+	ASSERT_EQ(place_on_node(&b, lower), 0);
+	ASSERT_EQ(region_pfns(&b, bpfns), 0);
+	reused = pfns_shared(apfns, a.nr, bpfns, b.nr);
+	if (!reused) {
+		ksft_print_msg("node %d: round not usable: no freed page reused\n",
+			       lower);
+		goto out;
+	}
+	ASSERT_EQ(inject_pfns(bpfns, b.nr, nid), 0);
+	sleep(SETTLE_S);
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	ASSERT_EQ(query_residency(&b, &r), 0);
+	ksft_print_msg("node %d: %lu of %lu new pages on freed ones\n",
+		       lower, reused, b.nr);
+	ksft_print_msg("node %d: one report: %lu moved, pghot_promoted +%llu\n",
+		       lower, b.nr - r.slow, vmstat("pghot_promoted") - p0);
+	EXPECT_EQ(r.slow, b.nr)
+		TH_LOG("the freed pages' reports counted for their new owner");
+	EXPECT_EQ(vmstat("pghot_promoted") - p0, 0ULL);
+
+	/* The second report makes them hot: reports do count. */
+	ASSERT_EQ(inject_pfns(bpfns, b.nr, nid), 0);
+	on_nid = wait_settled(&b, nid);
+	ksft_print_msg("node %d: after the second report %lu of %lu on %d\n",
+		       lower, on_nid, b.nr, nid);
+	EXPECT_TRUE(reached_pct(on_nid, b.nr, PROMOTED_PCT));
+out:
+	wait_backlog_empty(lower);
+	unmap_region(&b);
+	free(apfns);
+	free(bpfns);
+	return reused;
+}
+
+TEST_F_TIMEOUT(coverage, reused_pfn_cold, COVERAGE_TIMEOUT_S)
+{
+	int j, round;
+
+	hwhint_baseline(_metadata, self->knobs);
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "2");
+	/* Both reports of a page well within one window. */
+	set_knob(_metadata, self->knobs, KNOB_WINDOW, "60000");
+	ASSERT_EQ(numa_run_on_node(self->cpu), 0);
+	for (j = 0; j < self->topo->nr_lower; j++) {
+		for (round = 0; round < COLD_ROUNDS; round++)
+			if (cold_round(_metadata, self->topo->lower[j], self->cpu))
+				break;
+		EXPECT_LT(round, COLD_ROUNDS)
+			TH_LOG("node %d: no freed memory reused in %d rounds",
+			       self->topo->lower[j], COLD_ROUNDS);
 	}
 }
 
