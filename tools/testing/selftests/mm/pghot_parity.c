@@ -16,6 +16,11 @@
  *	nothing, as NUMA balancing would move nothing, and every refusal is
  *	a pghot:pghot_promote_skip event with reason=policy; bind with
  *	MPOL_F_NUMA_BALANCING and the default policy move the range.
+ * policy_unknown:  hardware hints on a range whose owner's mmap lock a
+ *	writer keeps taking (mprotect() of a big populated mapping in a
+ *	loop): kmigrated cannot read the policy, so the pages it tried stay,
+ *	counted in pghot_promote_policy_unknown and traced with
+ *	reason=policy_unknown; once the writer stops, hints move them all.
  * shmem_policy:    the same for shmem pages nobody maps, under their
  *	file's shared policy.
  * shared_file:     a regular file's page cache on a lower-tier node, mapped
@@ -51,6 +56,7 @@
 #include <limits.h>
 #include <numa.h>
 #include <numaif.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +103,7 @@
 #define TRACE_DIR		"/sys/kernel/tracing/"
 #define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CGROUP_TEST		CGROUP_ROOT "/pghot_parity"
+#define HOG_LOCK_SIZE		(64UL << 20)	/* policy_unknown's mprotect() */
 #define HOLD_SIZE		(8UL << 20)
 #define HOLD_WINDOW_MS		4000	/* the hold: two windows */
 
@@ -145,6 +152,7 @@ enum {
 	VM_HINTFAULT_LEGACY,
 	VM_HINT_FAULTS,
 	VM_POLICY,
+	VM_POLICY_UNKNOWN,
 	VM_IGNORED_KSM,
 	VM_IGNORED_NONLRU,
 	VM_PAGES_MIGRATED,
@@ -171,6 +179,7 @@ static const char * const vm_names[NR_VM] = {
 	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
 	[VM_HINT_FAULTS] = "numa_hint_faults",
 	[VM_POLICY] = "pghot_promote_policy",
+	[VM_POLICY_UNKNOWN] = "pghot_promote_policy_unknown",
 	[VM_IGNORED_KSM] = "pghot_ignored_ksm",
 	[VM_IGNORED_NONLRU] = "pghot_ignored_nonlru",
 	[VM_PAGES_MIGRATED] = "numa_pages_migrated",
@@ -638,6 +647,89 @@ TEST_F_TIMEOUT(parity, hwhint_policies, PARITY_TIMEOUT_S)
 			unmap_region(&rg);
 		}
 	}
+}
+
+struct lock_hog {
+	char *buf;
+	size_t size;
+	bool stop;		/* read with __atomic_load_n() */
+	unsigned long rounds;
+};
+
+/* Take the mmap lock for writing, again and again, for a while each. */
+static void *lock_hog_run(void *arg)
+{
+	struct lock_hog *h = arg;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+		if (mprotect(h->buf, h->size, PROT_READ) ||
+		    mprotect(h->buf, h->size, PROT_READ | PROT_WRITE))
+			break;
+		h->rounds++;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(parity, policy_unknown, PARITY_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int top = topo_cpu_node(t), lower = t->lower[0];
+	struct lock_hog h = { .size = HOG_LOCK_SIZE };
+	unsigned long unknown, first, on;
+	unsigned int rounds = 1;
+	struct vmstats a, b;
+	struct residency r;
+	struct region rg;
+	pthread_t thread;
+	bool traced;
+	long lines;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	traced = self->knobs[KNOB_TRACE_SKIP].present;
+	if (traced)
+		set_knob(_metadata, self->knobs, KNOB_TRACE_SKIP, "1");
+	ASSERT_EQ(numa_run_on_node(top), 0);
+	place(_metadata, &rg, BUF_SIZE, lower);
+	h.buf = map_small_pages(h.size);
+	ASSERT_NE(h.buf, NULL);
+	memset(h.buf, 1, h.size);
+
+	if (traced)
+		close(open(TRACE_DIR "trace", O_WRONLY | O_TRUNC));
+	ASSERT_EQ(pthread_create(&thread, NULL, lock_hog_run, &h), 0);
+	read_vmstats(_metadata, &a);
+	ASSERT_EQ(inject_region(&rg, top), 0);
+	sleep(SETTLE_S);
+	read_vmstats(_metadata, &b);
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELAXED);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	unknown = delta(&a, &b, VM_POLICY_UNKNOWN);
+	ksft_print_msg("lock busy (%lu rounds): %lu of %lu pages moved to %d, %lu stayed\n",
+		       h.rounds, region_on_node(&rg, top), rg.nr, top, r.slow);
+	print_deltas(&a, &b);
+	ASSERT_GT(h.rounds, 0UL) TH_LOG("mprotect: %s", strerror(errno));
+	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
+	EXPECT_GT(unknown, 0UL) TH_LOG("the policy was read under a busy lock");
+	/* Each page was reported once: a page not checked was not moved. */
+	EXPECT_GE(r.slow, unknown);
+	if (traced) {
+		lines = trace_lines("reason=policy_unknown\n");
+		ksft_print_msg("  %ld pghot_promote_skip events with reason=policy_unknown\n",
+			       lines);
+		EXPECT_EQ(lines, (long)unknown);
+	}
+
+	/* Not a refusal: once the lock is free, hints move the rest. */
+	on = hint_rounds(&rg, top, top, &first, &rounds);
+	ksft_print_msg("lock free: %lu of %lu pages on %d after %u rounds\n",
+		       on, rg.nr, top, rounds);
+	EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
+	munmap(h.buf, h.size);
+	unmap_region(&rg);
 }
 
 /*
