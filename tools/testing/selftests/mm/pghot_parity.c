@@ -23,6 +23,9 @@
  *	reason=policy_unknown; once the writer stops, hints move them all.
  * shmem_policy:    the same for shmem pages nobody maps, under their
  *	file's shared policy.
+ * unmapped_file:   a regular file's page cache on a lower-tier node that
+ *	nobody maps (legacy never sees it): hardware hints promote it
+ *	through kmigrated, its contents intact.
  * shared_file:     a regular file's page cache on a lower-tier node, mapped
  *	shared by two processes: legacy promotes it (not executable), pghot
  *	too, no later; mapped executable, neither does.
@@ -977,6 +980,80 @@ TEST_F_TIMEOUT(parity, shared_file, PARITY_TIMEOUT_S)
 			close(fd);
 		}
 	}
+}
+
+/*
+ * A clean page cache of BUF_SIZE on @lower that nobody maps, reported as
+ * accessed from @top: kmigrated moves it, and it reads back intact.
+ */
+static void unmapped_file_run(struct __test_metadata *_metadata,
+			      const char *dir, int lower, int top)
+{
+	unsigned long *pfns, i, bad = 0;
+	struct residency r;
+	struct vmstats a, b;
+	struct region rg;
+	int fd;
+
+	fd = lower_file(_metadata, dir, lower);
+	rg.buf = mmap(NULL, BUF_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(rg.buf, MAP_FAILED);
+	ASSERT_EQ(region_init(&rg, rg.buf, BUF_SIZE), 0);
+	rg.nid = lower;
+	read_region(&rg);
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT))
+		TH_LOG("only %lu of %lu file pages on node %d", r.slow, rg.nr, lower);
+	pfns = calloc(rg.nr, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	ASSERT_EQ(region_pfns(&rg, pfns), 0);
+	/* Every folio on the LRU, then nobody maps them. */
+	ASSERT_EQ(drain_lru(&rg, lower), 0);
+	ASSERT_EQ(munmap(rg.buf, BUF_SIZE), 0);
+	region_free(&rg);
+
+	read_vmstats(_metadata, &a);
+	ASSERT_EQ(inject_pfns(pfns, BUF_SIZE / PAGE_STRIDE, top), 0);
+	sleep(SETTLE_S);
+	read_vmstats(_metadata, &b);
+
+	/* Mapped again, read only: a read fault maps the page where it is. */
+	rg.buf = mmap(NULL, BUF_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(rg.buf, MAP_FAILED);
+	ASSERT_EQ(region_init(&rg, rg.buf, BUF_SIZE), 0);
+	rg.nid = lower;
+	for (i = 0; i < BUF_SIZE; i++)
+		bad += (unsigned char)rg.buf[i] != 0x5a;
+	ASSERT_EQ(query_residency(&rg, &r), 0);
+	ksft_print_msg("unmapped file %d: %lu of %lu moved to %d, %lu stayed, %lu bytes changed\n",
+		       lower, region_on_node(&rg, top), rg.nr, top, r.slow, bad);
+	print_deltas(&a, &b);
+	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
+	EXPECT_TRUE(reached_pct(region_on_node(&rg, top), rg.nr, 90));
+	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+	EXPECT_EQ(bad, 0UL);
+	free(pfns);
+	unmap_region(&rg);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(parity, unmapped_file, PARITY_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int top = topo_cpu_node(t), j;
+	const char *dir, *why = NULL;
+	char buf[PATH_MAX];
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	dir = file_dir(buf, sizeof(buf), &why);
+	if (!dir)
+		SKIP(return, "%s", why);
+	baseline(_metadata, self->knobs, "0x2");
+	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
+	ASSERT_EQ(numa_run_on_node(top), 0);
+	for (j = 0; j < t->nr_lower; j++)
+		unmapped_file_run(_metadata, dir, t->lower[j], top);
 }
 
 /* What a task of two_tasks reports. */
