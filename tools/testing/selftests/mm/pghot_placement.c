@@ -17,6 +17,14 @@
  * hwhint_accessor: hardware hints naming the accessing node U send the
  *	pages to U; without a node, to the injecting task's node; to no
  *	other node either way; 90% of them after one round of hints.
+ * deferred_accessor: at freq_threshold 2, a buffer three times kmigrated's
+ *	queue is reported from one top-tier node and then all at once from
+ *	the other, the node reported last alternating page by page: the
+ *	queue overflows (pghot_ready_deferred), and every page lands on the
+ *	node that reported it last, the deferred ones too in precise mode
+ *	(their record keeps it); in default mode a deferred page of a
+ *	section whose pages name two nodes may go to the node's default
+ *	target instead, no more pages than were deferred.
  * mpol_bind:       a range with MPOL_BIND | MPOL_F_NUMA_BALANCING whose
  *	mask holds the lower-tier node and not the task's node
  *	(numactl --balancing --membind) is never promoted, by legacy NUMA
@@ -71,6 +79,8 @@
 #define IGNORED_SLACK		64
 #define PLACEMENT_TIMEOUT_S	(TIMED_LOWER_NODES * 2 * (PROMOTE_MAX_S + 20) + 60)
 
+#define DEFER_SIZE		(96UL << 20)	/* 3x a queue of 8 batches of 1024 */
+
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CGROUP_TEST		CGROUP_ROOT "/pghot_placement"
@@ -118,6 +128,7 @@ enum {
 	VM_POLICY,
 	VM_PINNED,
 	VM_HINTFAULT_LEGACY,
+	VM_DEFERRED,
 	/* Printed only: why a ready page did not move. */
 	VM_STALE,
 	VM_NO_TARGET,
@@ -144,6 +155,7 @@ static const char * const vm_names[NR_VM] = {
 	[VM_POLICY] = "pghot_promote_policy",
 	[VM_PINNED] = "pghot_promote_pinned",
 	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
+	[VM_DEFERRED] = "pghot_ready_deferred",
 	[VM_STALE] = "pghot_promote_stale",
 	[VM_NO_TARGET] = "pghot_promote_no_target",
 	[VM_RATELIMITED] = "pghot_promote_ratelimited",
@@ -454,6 +466,94 @@ TEST_F_TIMEOUT(placement, hwhint_accessor, PLACEMENT_TIMEOUT_S)
 		if (other >= 0)
 			hwhint_run(_metadata, t->lower[j], other, other);
 	}
+}
+
+/* The record mode from the stats file: "default", "precise" or "". */
+static void record_mode(char *mode, size_t size)
+{
+	char line[64];
+
+	mode[0] = '\0';
+	if (!read_str(PGHOT_DIR "stats", line, sizeof(line)) &&
+	    !strncmp(line, "mode ", 5))
+		snprintf(mode, size, "%s", line + 5);
+}
+
+TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
+{
+	const struct topology *t = self->topo;
+	int cpu = topo_cpu_node(t), other = other_top(t, cpu);
+	int lower = t->lower[0], last[2] = { cpu, other };
+	unsigned long *pfns, *half[2], n[2] = { 0, 0 }, right = 0, wrong = 0;
+	unsigned long i, deferred;
+	struct progress p = { };
+	struct vmstats a, b;
+	struct residency r;
+	struct region rg;
+	char mode[32];
+	bool precise;
+	int k;
+
+	if (access(PGHOT_INJECT, W_OK))
+		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
+	if (other < 0)
+		SKIP(return, "one top-tier node: no second accessor to tell apart");
+	record_mode(mode, sizeof(mode));
+	precise = !strcmp(mode, "precise");
+	ASSERT_TRUE(precise || !strcmp(mode, "default")) TH_LOG("mode '%s'", mode);
+	baseline(_metadata, self->knobs, "0x2");
+	/* Both reports of a page within one window. */
+	set_knob(_metadata, self->knobs, KNOB_WINDOW, "60000");
+	ASSERT_EQ(numa_run_on_node(cpu), 0);
+	map_region(_metadata, &rg, DEFER_SIZE);
+	ASSERT_EQ(place_on_node(&rg, lower), 0);
+	ASSERT_EQ(drain_lru(&rg, lower), 0);
+	pfns = calloc(rg.nr, sizeof(*pfns));
+	half[0] = calloc(rg.nr, sizeof(*pfns));
+	half[1] = calloc(rg.nr, sizeof(*pfns));
+	ASSERT_TRUE(pfns && half[0] && half[1]);
+	ASSERT_EQ(region_pfns(&rg, pfns), 0);
+	/* Even pages are reported last from @cpu, odd ones from @other. */
+	for (i = 0; i < rg.nr; i++)
+		half[i % 2][n[i % 2]++] = pfns[i];
+
+	read_vmstats(_metadata, &a);
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(inject_pfns(half[k], n[k], last[!k]), 0);
+	/* All at once: the pages become ready faster than kmigrated drains. */
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(inject_pfns(half[k], n[k], last[k]), 0);
+	do {
+		usleep(500 * 1000);
+		ASSERT_EQ(query_residency(&rg, &r), 0);
+	} while (!progress_done(&p, rg.nr - r.slow, rg.nr, PROMOTE_STALL_S));
+	read_vmstats(_metadata, &b);
+	for (i = 0; i < rg.nr; i++) {
+		if (rg.status[i] == last[i % 2])
+			right++;
+		else if (rg.status[i] == last[!(i % 2)])
+			wrong++;
+	}
+	deferred = delta(&a, &b, VM_DEFERRED);
+	ksft_print_msg("%s mode, node %d: %lu of %lu where reported last, %lu deferred\n",
+		       mode, lower, right, rg.nr, deferred);
+	ksft_print_msg("%s mode, node %d: %lu on the other node, %lu left\n",
+		       mode, lower, wrong, r.slow);
+	print_deltas(&a, &b);
+	ASSERT_GT(deferred, 0UL)
+		TH_LOG("kmigrated's queue never overflowed: nothing deferred to test");
+	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+	EXPECT_TRUE(reached_pct(right + wrong, rg.nr, PROMOTED_PCT));
+	if (precise) {
+		EXPECT_EQ(wrong, 0UL)
+			TH_LOG("a deferred page lost its last accessor");
+	} else {
+		EXPECT_LE(wrong, deferred);
+	}
+	free(half[1]);
+	free(half[0]);
+	free(pfns);
+	unmap_region(&rg);
 }
 
 /*
