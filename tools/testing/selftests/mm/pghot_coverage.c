@@ -942,6 +942,25 @@ static void reported_until_promoted(struct __test_metadata *_metadata,
 }
 
 /*
+ * The start of a round that reuses freed memory on @lower, once kmigrated
+ * is idle: @a (REUSE_PAGES) placed on @lower with its PFNs in @apfns, and
+ * @b (twice that) mapped, with room for its PFNs in @bpfns.
+ */
+static void reuse_setup(struct __test_metadata *_metadata, int lower,
+			struct region *a, struct region *b,
+			unsigned long **apfns, unsigned long **bpfns)
+{
+	ASSERT_EQ(wait_backlog_empty(lower), 0);
+	map_region(_metadata, a, REUSE_PAGES * PAGE_STRIDE);
+	map_region(_metadata, b, 2 * REUSE_PAGES * PAGE_STRIDE);
+	*apfns = calloc(a->nr, sizeof(**apfns));
+	*bpfns = calloc(b->nr, sizeof(**bpfns));
+	ASSERT_TRUE(*apfns && *bpfns);
+	ASSERT_EQ(place_on_node(a, lower), 0);
+	ASSERT_EQ(region_pfns(a, *apfns), 0);
+}
+
+/*
  * One round of freed_while_queued on @lower: true if the round could test
  * what it tests (the old pages were still queued when freed, the new
  * buffer got some of their memory, and its reports came in while
@@ -957,14 +976,7 @@ static bool reuse_round(struct __test_metadata *_metadata, int lower,
 	double start, ms;
 	bool queued;
 
-	ASSERT_EQ(wait_backlog_empty(lower), 0);
-	map_region(_metadata, &a, REUSE_PAGES * PAGE_STRIDE);
-	map_region(_metadata, &b, 2 * REUSE_PAGES * PAGE_STRIDE);
-	apfns = calloc(a.nr, sizeof(*apfns));
-	bpfns = calloc(b.nr, sizeof(*bpfns));
-	ASSERT_TRUE(apfns && bpfns);
-	ASSERT_EQ(place_on_node(&a, lower), 0);
-	ASSERT_EQ(region_pfns(&a, apfns), 0);
+	reuse_setup(_metadata, lower, &a, &b, &apfns, &bpfns);
 
 	/* kmigrated is idle: the first report starts its wait for a batch. */
 	start = now_s();
@@ -1037,14 +1049,7 @@ static bool cold_round(struct __test_metadata *_metadata, int lower, int nid)
 	struct region a, b;
 	struct residency r;
 
-	ASSERT_EQ(wait_backlog_empty(lower), 0);
-	map_region(_metadata, &a, REUSE_PAGES * PAGE_STRIDE);
-	map_region(_metadata, &b, 2 * REUSE_PAGES * PAGE_STRIDE);
-	apfns = calloc(a.nr, sizeof(*apfns));
-	bpfns = calloc(b.nr, sizeof(*bpfns));
-	ASSERT_TRUE(apfns && bpfns);
-	ASSERT_EQ(place_on_node(&a, lower), 0);
-	ASSERT_EQ(region_pfns(&a, apfns), 0);
+	reuse_setup(_metadata, lower, &a, &b, &apfns, &bpfns);
 
 	/* One report each: half way to the threshold, nothing moves. */
 	p0 = vmstat("pghot_promoted");

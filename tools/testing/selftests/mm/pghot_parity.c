@@ -272,6 +272,25 @@ static void baseline(struct __test_metadata *_metadata, struct knob *knobs,
 	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
 }
 
+/*
+ * baseline() for hardware hints at threshold 1, with the pghot_promote_skip
+ * tracepoint on where the kernel has it: true if refusals are traced.
+ */
+static bool hwhint_traced_baseline(struct __test_metadata *_metadata,
+				   struct knob *knobs)
+{
+	bool traced = knobs[KNOB_TRACE_SKIP].present;
+
+	baseline(_metadata, knobs, "0x2");
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "1");
+	if (traced)
+		set_knob(_metadata, knobs, KNOB_TRACE_SKIP, "1");
+	else
+		ksft_print_msg("no %s: reasons not traced\n",
+			       knob_init[KNOB_TRACE_SKIP].path);
+	return traced;
+}
+
 /* A buffer of @size on node @lower, placed, on the LRU and checked. */
 static void place(struct __test_metadata *_metadata, struct region *rg,
 		  size_t size, int lower)
@@ -626,13 +645,7 @@ TEST_F_TIMEOUT(parity, hwhint_policies, PARITY_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
-	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
-	traced = self->knobs[KNOB_TRACE_SKIP].present;
-	if (traced)
-		set_knob(_metadata, self->knobs, KNOB_TRACE_SKIP, "1");
-	else
-		ksft_print_msg("no %s: reasons not traced\n", knob_init[KNOB_TRACE_SKIP].path);
+	traced = hwhint_traced_baseline(_metadata, self->knobs);
 	ASSERT_EQ(numa_run_on_node(top), 0);
 	for (j = 0; j < t->nr_lower; j++) {
 		for (i = 0; i < ARRAY_SIZE(policy_cases); i++) {
@@ -689,11 +702,7 @@ TEST_F_TIMEOUT(parity, policy_unknown, PARITY_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
-	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
-	traced = self->knobs[KNOB_TRACE_SKIP].present;
-	if (traced)
-		set_knob(_metadata, self->knobs, KNOB_TRACE_SKIP, "1");
+	traced = hwhint_traced_baseline(_metadata, self->knobs);
 	ASSERT_EQ(numa_run_on_node(top), 0);
 	place(_metadata, &rg, BUF_SIZE, lower);
 	h.buf = map_small_pages(h.size);
