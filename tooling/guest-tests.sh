@@ -4,6 +4,9 @@
 # or globs relative to SELFTESTS; NAME:FIXTURE runs only that fixture's
 # cases, the harness's -f), each with a timeout, then the end-of-boot hang
 # check (tooling/guest-hangcheck.sh; PGHOT_HANGCHECK=0 leaves it out).
+# PGHOT_BACKGROUND, a script under the repository's top directory, runs a
+# load beside the tests ("start" before them, "stop" after them, which
+# prints its own result lines).
 #
 # Prints each test's TAP, one line per test case
 #	result: PASS|FAIL|SKIP|MEASURE <binary>/<case>[ # <why>]
@@ -124,6 +127,12 @@ run_one() {
 	esac
 }
 
+# A load beside the tests (tooling/guest-tiering-load.sh): started first,
+# stopped after them, its result counted with theirs.
+if [ -n "${PGHOT_BACKGROUND:-}" ]; then
+	"$TOP/$PGHOT_BACKGROUND" start
+fi
+
 for g in $PGHOT_TESTS; do
 	found=0 fixture=
 	case "$g" in *:*) fixture=${g#*:} g=${g%%:*} ;; esac
@@ -138,6 +147,12 @@ for g in $PGHOT_TESTS; do
 	done
 	[ $found = 1 ] || result FAIL "$g" "no such selftest in $SELFTESTS"
 done
+
+if [ -n "${PGHOT_BACKGROUND:-}" ]; then
+	echo "# ---- $PGHOT_BACKGROUND stop"
+	"$TOP/$PGHOT_BACKGROUND" stop | tee /tmp/pghot-background.log
+	grep '^result: ' /tmp/pghot-background.log >> "$RESULTS"
+fi
 
 if [ "${PGHOT_HANGCHECK:-1}" = 1 ]; then
 	echo "# ---- hang check"
