@@ -25,6 +25,8 @@
 # SERIES_BUILD=0 checks only that every patch is checkpatch-clean and
 # applies with git am, without any build (make check does this: its time
 # budget has no room for a build per patch; make series-check builds).
+# SERIES_BUILD=w1 adds the W=1/sparse comparison alone, on trees that are
+# configured and prepared but not built (make check's CHECK_SERIES_BUILD=w1).
 # Each prints a "result: PASS|FAIL w1/... or matrix/..." line, which
 # tooling/check.sh counts.
 #
@@ -56,14 +58,19 @@ export KBUILD_BUILD_USER=pghot KBUILD_BUILD_HOST=pghot
 kmake() { make -s -C "$C/linux" O="$C/build" CC="ccache gcc" HOSTCC="ccache gcc" \
 	-j"$(nproc)" "$@"; }
 
-# Configure and build what is checked out, $1 (default vmlinux: a patch
-# builds when vmlinux links; the base and the last step make the bzImage
-# a VM boots); the log goes to $C/build.log.
-build_step() {
+# The plain pghot config on what is checked out.
+configure() {
 	kmake x86_64_defconfig
 	"$C/linux/scripts/kconfig/merge_config.sh" -m -O "$C/build" \
 		"$C/build/.config" "$TOP/tooling/kconfig/pghot.config" >/dev/null 2>&1
 	kmake olddefconfig
+}
+
+# Configure and build what is checked out, $1 (default vmlinux: a patch
+# builds when vmlinux links; the base and the last step make the bzImage
+# a VM boots); the log goes to $C/build.log.
+build_step() {
+	configure
 	kmake "${1:-vmlinux}" > "$C/build.log" 2>&1
 }
 
@@ -82,6 +89,29 @@ w1_warnings() {
 	return $rc
 }
 
+# No new W=1 or sparse warning in the upstream files: the series' warnings
+# against $C/w1-base.
+w1_compare() {
+	local t0 new
+
+	t0=$(date +%s)
+	if ! w1_warnings "$C/w1-series"; then
+		tail -30 "$C/w1-series.log"
+		echo "result: FAIL w1/upstream-files # W=1 build failed ($C/w1-series.log)"
+		fail=1
+	else
+		new=$(LC_ALL=C comm -13 "$C/w1-base" "$C/w1-series")
+		if [ -n "$new" ]; then
+			echo "$new"
+			echo "result: FAIL w1/upstream-files # $(echo "$new" | wc -l) new W=1/sparse warnings"
+			fail=1
+		else
+			echo "result: PASS w1/upstream-files # $(echo $up_objs)"
+		fi
+	fi
+	log "w1: series, the same objects: $(wc -l < "$C/w1-series") warnings, $(LC_ALL=C comm -13 "$C/w1-base" "$C/w1-series" | wc -l) new ($(( $(date +%s) - t0 )) s)"
+}
+
 BUILD=${SERIES_BUILD:-1}
 if [ "$BUILD" = 1 ]; then
 t0=$(date +%s)
@@ -91,6 +121,13 @@ log "base: builds ($(( $(date +%s) - t0 )) s)"
 t0=$(date +%s)
 w1_warnings "$C/w1-base" || { tail -30 "$C/w1-base.log"; die "W=1 build of the base tree failed"; }
 log "w1: base tree, $(echo $up_objs | wc -w) upstream objects: $(wc -l < "$C/w1-base") warnings ($(( $(date +%s) - t0 )) s)"
+elif [ "$BUILD" = w1 ]; then
+# Only the W=1/sparse comparison: the objects and what they need
+# (prepare), no kernel.
+t0=$(date +%s)
+configure
+w1_warnings "$C/w1-base" || { tail -30 "$C/w1-base.log"; die "W=1 build of the base tree failed"; }
+log "w1: base tree, $(echo $up_objs | wc -w) upstream objects, configured and prepared: $(wc -l < "$C/w1-base") warnings ($(( $(date +%s) - t0 )) s)"
 fi
 
 fail=0
@@ -113,7 +150,7 @@ for p in "${patches[@]}"; do
 	fi
 	git_c am -q "$p" || die "$name does not apply with git am"
 	if [ "$BUILD" != 1 ]; then
-		log "$name: checkpatch clean, applies (not built: SERIES_BUILD=0)"
+		log "$name: checkpatch clean, applies (not built: SERIES_BUILD=$BUILD)"
 		continue
 	fi
 	if ! build_step $target; then
@@ -127,29 +164,14 @@ for p in "${patches[@]}"; do
 	log "$name: checkpatch clean, builds ($(( $(date +%s) - t0 )) s)"
 done
 if [ "$BUILD" != 1 ]; then
-	log "series-check: ${#patches[@]} files (cover letter included), no builds, in $(( $(date +%s) - start )) s"
+	[ "$BUILD" != w1 ] || w1_compare
+	log "series-check: ${#patches[@]} files (cover letter included), no builds${BUILD/#w1/ but W=1/sparse}, in $(( $(date +%s) - start )) s"
 	[ $fail = 0 ] || die "series-check failed"
 	exit 0
 fi
 cp "$C/build/arch/x86/boot/bzImage" "$C/patched-bzImage"
 
-# No new W=1 or sparse warning in the upstream files.
-t0=$(date +%s)
-if ! w1_warnings "$C/w1-series"; then
-	tail -30 "$C/w1-series.log"
-	echo "result: FAIL w1/upstream-files # W=1 build failed ($C/w1-series.log)"
-	fail=1
-else
-	new=$(LC_ALL=C comm -13 "$C/w1-base" "$C/w1-series")
-	if [ -n "$new" ]; then
-		echo "$new"
-		echo "result: FAIL w1/upstream-files # $(echo "$new" | wc -l) new W=1/sparse warnings"
-		fail=1
-	else
-		echo "result: PASS w1/upstream-files # $(echo $up_objs)"
-	fi
-fi
-log "w1: series, the same objects: $(wc -l < "$C/w1-series") warnings, $(LC_ALL=C comm -13 "$C/w1-base" "$C/w1-series" | wc -l) new ($(( $(date +%s) - t0 )) s)"
+w1_compare
 
 # The configuration matrix, each variant from the plain config: an option,
 # then with "+" what it needs (CPU_SUP_AMD can only be turned off under
