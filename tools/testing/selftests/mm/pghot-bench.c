@@ -13,6 +13,13 @@
  * hot set's PFNs are written to the pghot debug injection file to emulate
  * hardware (IBS) samples where there is no sampling hardware.
  *
+ * --layout says how the sets lie in physical memory, by the 2 MiB regions
+ * that pghot judges sampled hints by: as the allocator hands pages out
+ * (alloc), each set in blocks of its own (blocks, the best case for a rule
+ * that judges regions), hot and cold pages alternating inside every block
+ * (interleave) or one hot page in 8 with the rest placed and never touched
+ * (sparse), as in a malloc heap or a key-value store.
+ *
  * It prints one JSON object (parameters, throughput, time to promote 95% of
  * the hot set, /proc/vmstat deltas and a residency sample every --sample-ms)
  * and a one-line summary on stderr. It needs nothing but libnuma, so it runs
@@ -32,6 +39,7 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <numa.h>
 #include <numaif.h>
 #include <pthread.h>
@@ -69,6 +77,21 @@
 #define INJECT_TOKEN_MAX	32	/* "0x" + 16 hex digits + ":NID " + NUL */
 #define SPLIT_PATH		"/sys/kernel/debug/split_huge_pages"
 #define BLOCK_SZ		(2UL << MIB_SHIFT)	/* --blocks */
+#define BLOCK_PAGES		(BLOCK_SZ / PAGE_SZ)
+#define SPARSE_GROUP		8	/* --layout sparse: one hot page in 8 */
+
+/* How the sets lie in physical memory (--layout). */
+enum {
+	LAYOUT_ALLOC,		/* as the allocator hands pages out */
+	LAYOUT_BLOCKS,		/* each set in 2 MiB blocks of its own */
+	LAYOUT_INTERLEAVE,	/* hot and cold pages alternate in every block */
+	LAYOUT_SPARSE,		/* one hot page in 8, the rest never touched */
+};
+
+static const char * const layout_names[] = {
+	[LAYOUT_ALLOC] = "alloc", [LAYOUT_BLOCKS] = "blocks",
+	[LAYOUT_INTERLEAVE] = "interleave", [LAYOUT_SPARSE] = "sparse",
+};
 
 #define EXIT_USAGE		1
 #define EXIT_SETUP		2
@@ -135,17 +158,38 @@ struct options {
 	int hog_locked;
 	unsigned long long inject_rounds;
 	unsigned long long inject_interval_ms;
-	int blocks;
+	double zipf;		/* hot set skew; 0: uniform */
+	int layout;		/* LAYOUT_* */
+	int blocks;		/* faulted in by 2 MiB blocks, then split */
 };
 
-/* A set of 4K pages in one anonymous mapping. */
+/*
+ * A set of 4K pages in one anonymous mapping, or a view of some of the
+ * pages of another set's mapping (--layout interleave, sparse): page @i
+ * is page (@i / @per) * @group + @first + @i % @per of the mapping at
+ * @buf; a set of its own has @group and @per 1, @first 0.
+ */
 struct set {
 	const char *name;
 	char *buf;
-	size_t size;
+	size_t size;			/* of the mapping */
 	unsigned long nr;
+	unsigned long group, first, per;
 	unsigned long long huge_kb;	/* --blocks: faulted in as THP */
 };
+
+/* Where page @i of @s is in its mapping, in pages. */
+static inline unsigned long set_index(const struct set *s, unsigned long i)
+{
+	if (s->group == 1)
+		return i;
+	return i / s->per * s->group + s->first + i % s->per;
+}
+
+static inline char *set_page(const struct set *s, unsigned long i)
+{
+	return s->buf + set_index(s, i) * PAGE_SZ;
+}
 
 /*
  * Where the cold (warm) set lies against the hot set in physical memory,
@@ -203,6 +247,8 @@ struct churn {
 
 struct sample {
 	double t;			/* seconds since the start */
+	/* --zipf: share of the hot accesses to pages on the top tier now */
+	double served;
 	double query_s;			/* how long the residency query took */
 	unsigned long long ops;		/* all threads, so far */
 	unsigned long long ups;		/* churn.up, so far */
@@ -227,6 +273,13 @@ struct worker {
 struct bench {
 	struct options opt;
 	struct set hot, cold, hog;
+	/*
+	 * --layout interleave: the mapping the hot and cold sets are views
+	 * of; sparse: the hot set's, and @filler the pages between the hot
+	 * ones (placed, never touched by the run).
+	 */
+	struct set shared, filler;
+	struct residency filler_end;	/* the filler at the end of the run */
 	struct worker *workers;
 	/* move_pages() arrays; the sampler's, or main's when it is idle. */
 	void **qpages;
@@ -254,6 +307,22 @@ static bool is_top_node(int nid, int mem_node)
 }
 
 /*
+ * --zipf: the hot set's pages drawn with weight 1/rank^s, the ranks
+ * shuffled over the set (the hottest pages lie anywhere). An alias table
+ * draws a page in O(1): column u of @n, kept with probability @prob[u],
+ * else @alias[u]. @w is each page's share of the hot accesses, @best[k]
+ * the share of the k hottest pages: what k pages on the top tier serve
+ * at best.
+ */
+static struct {
+	unsigned long n;
+	float *prob;
+	unsigned int *alias;
+	double *w;
+	double *best;
+} zipf;
+
+/*
  * Run state shared by all threads. Workers poll @stop; the other threads
  * sleep on @cond (CLOCK_MONOTONIC) so that a stop wakes them at once.
  */
@@ -268,6 +337,8 @@ static struct {
 };
 
 static const char *prog = "pghot-bench";
+/* The option that placed the sets by 2 MiB blocks, for messages. */
+static const char *blocks_opt = "--blocks";
 
 static void msg(const char *fmt, ...)
 {
@@ -347,7 +418,7 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_READY_FILE, OPT_WARM_RATIO, OPT_BLOCKS, OPT_HELP,
+	OPT_READY_FILE, OPT_WARM_RATIO, OPT_BLOCKS, OPT_LAYOUT, OPT_ZIPF, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -372,6 +443,8 @@ static const struct option long_opts[] = {
 	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
 	{ "blocks",		no_argument,       NULL, OPT_BLOCKS },
+	{ "layout",		required_argument, NULL, OPT_LAYOUT },
+	{ "zipf",		required_argument, NULL, OPT_ZIPF },
 	{ "help",		no_argument,       NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -413,7 +486,22 @@ static const char usage_text[] =
 	"  --blocks                place each set in 2 MiB blocks of its own, as\n"
 	"                          on memory nothing has used before: fault the\n"
 	"                          sets in as THP and split the THPs in place\n"
-	"                          (needs THP and " SPLIT_PATH ", root)\n"
+	"                          (needs THP and " SPLIT_PATH ", root);\n"
+	"                          the same as --layout blocks\n"
+	"  --layout L              how the sets lie in physical memory:\n"
+	"                          alloc (default: as the allocator hands pages\n"
+	"                          out), blocks (--blocks), interleave (hot and\n"
+	"                          cold pages alternate inside every 2 MiB block,\n"
+	"                          in the ratio of --hot-mb to --cold-mb), sparse\n"
+	"                          (one hot page in 8, the other 7 placed and never\n"
+	"                          touched; a cold set in blocks of its own);\n"
+	"                          all but alloc place by 2 MiB blocks as --blocks\n"
+	"  --zipf S                skew the hot set: its k-th hottest page (pages\n"
+	"                          ranked at random) drawn with weight 1/k^S\n"
+	"                          (0 < S <= 4; default: uniform); the JSON then\n"
+	"                          has the share of hot accesses served from the\n"
+	"                          top tier against the best the same number of\n"
+	"                          pages up could serve\n"
 	"  --help                  this text\n"
 	"\n"
 	"Exit status: 0 done, 1 bad option, 2 the system cannot run it.\n";
@@ -444,6 +532,43 @@ static unsigned long long parse_num(const char *name, const char *arg,
 	return val;
 }
 
+/* Parse @arg of --@name as a real number in (@min, @max], or exit 1. */
+static double parse_real(const char *name, const char *arg, double min,
+			 double max)
+{
+	double val;
+	char *end;
+
+	errno = 0;
+	val = strtod(arg, &end);
+	if (!*arg || *end || errno || !(val > min && val <= max))
+		die(EXIT_USAGE, "--%s: '%s' is not a number in (%g, %g]", name,
+		    arg, min, max);
+	return val;
+}
+
+static int parse_layout(const char *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(layout_names); i++)
+		if (!strcmp(arg, layout_names[i]))
+			return i;
+	die(EXIT_USAGE, "--layout: '%s' is not one of alloc, blocks, interleave, sparse",
+	    arg);
+}
+
+static unsigned long long gcd(unsigned long long a, unsigned long long b)
+{
+	while (b) {
+		unsigned long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* Options that only make sense together, and nodes this box has. */
 static void check_options(struct options *o, int have_acc, int have_dur,
 			  int have_hog_node, int have_interval)
@@ -466,12 +591,29 @@ static void check_options(struct options *o, int have_acc, int have_dur,
 		o->hog_node = o->cpu_node;
 	if (!have_acc && !have_dur)
 		o->duration_s = 30;
+	if (o->layout == LAYOUT_INTERLEAVE) {
+		unsigned long long g;
+
+		if (!o->cold_mb)
+			die(EXIT_USAGE, "--layout interleave needs --cold-mb");
+		/* Each run of hot then cold pages fits in one 2 MiB block. */
+		g = gcd(o->hot_mb, o->cold_mb);
+		if ((o->hot_mb + o->cold_mb) / g > BLOCK_PAGES)
+			die(EXIT_USAGE,
+			    "--layout interleave: --hot-mb %llu and --cold-mb %llu do not share 2 MiB blocks (their ratio, reduced, must add up to at most %lu pages)",
+			    o->hot_mb, o->cold_mb, BLOCK_PAGES);
+	}
+	o->blocks = o->layout != LAYOUT_ALLOC;
+	if (o->layout == LAYOUT_INTERLEAVE)
+		blocks_opt = "--layout interleave";
+	else if (o->layout == LAYOUT_SPARSE)
+		blocks_opt = "--layout sparse";
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	int have_acc = 0, have_dur = 0, have_hog_node = 0, have_interval = 0;
-	int c, idx = 0;
+	int have_layout = 0, c, idx = 0;
 
 	*o = (struct options) {
 		.cpu_node = -1, .mem_node = -1, .hot_mb = 256, .threads = 1,
@@ -532,7 +674,21 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->ready_file = optarg;
 			break;
 		case OPT_BLOCKS:
-			o->blocks = 1;
+			if (have_layout && o->layout != LAYOUT_BLOCKS)
+				die(EXIT_USAGE, "--blocks and --layout %s exclude each other",
+				    layout_names[o->layout]);
+			o->layout = LAYOUT_BLOCKS;
+			have_layout = 1;
+			break;
+		case OPT_ZIPF:
+			o->zipf = parse_real(name, optarg, 0, 4);
+			break;
+		case OPT_LAYOUT:
+			o->layout = parse_layout(optarg);
+			if (have_layout && o->layout != LAYOUT_BLOCKS)
+				die(EXIT_USAGE, "--blocks and --layout %s exclude each other",
+				    layout_names[o->layout]);
+			have_layout = 1;
 			break;
 		case OPT_JSON:
 			if (!*optarg)
@@ -671,6 +827,9 @@ static void map_set(struct set *s, const char *name, unsigned long long mb,
 	s->name = name;
 	s->size = (size_t)mb << MIB_SHIFT;
 	s->nr = s->size / PAGE_SZ;
+	s->group = 1;
+	s->per = 1;
+	s->first = 0;
 	len = s->size + (blocks ? BLOCK_SZ : 0);
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -686,13 +845,29 @@ static void map_set(struct set *s, const char *name, unsigned long long mb,
 		if (p + len > a + s->size)
 			munmap(a + s->size, p + len - (a + s->size));
 		if (madvise(a, s->size, MADV_HUGEPAGE))
-			die(EXIT_SETUP, "--blocks: madvise(MADV_HUGEPAGE): %s (no THP?)",
-			    strerror(errno));
+			die(EXIT_SETUP, "%s: madvise(MADV_HUGEPAGE): %s (no THP?)",
+			    blocks_opt, strerror(errno));
 	} else if (madvise(a, s->size, MADV_NOHUGEPAGE) && errno != EINVAL) {
 		/* EINVAL: a kernel without THP, which is just as good. */
 		die(EXIT_SETUP, "madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
 	}
 	s->buf = a;
+}
+
+/*
+ * @v: the pages of @m whose index in every run of @group pages is in
+ * [@first, @first + @per), @nr of them, where @m's pages lie.
+ */
+static void view_set(struct set *v, const char *name, const struct set *m,
+		     unsigned long group, unsigned long first,
+		     unsigned long per)
+{
+	*v = *m;
+	v->name = name;
+	v->group = group;
+	v->first = first;
+	v->per = per;
+	v->nr = m->nr / group * per;
 }
 
 /* This process's PMD-mapped THP (AnonHugePages), in kB. */
@@ -730,21 +905,21 @@ static void split_set(struct set *s, unsigned long long huge0)
 	s->huge_kb = huge > huge0 ? huge - huge0 : 0;
 	if (!s->huge_kb)
 		die(EXIT_SETUP,
-		    "--blocks: no THP in the %s set (transparent_hugepage/enabled never, or no free 2 MiB block on the node?)",
-		    s->name);
+		    "%s: no THP in the %s set (transparent_hugepage/enabled never, or no free 2 MiB block on the node?)",
+		    blocks_opt, s->name);
 	len = snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", (int)getpid(),
 		       (unsigned long)s->buf, (unsigned long)(s->buf + s->size));
 	fd = open(SPLIT_PATH, O_WRONLY);
 	if (fd < 0 || write(fd, cmd, len) != len)
-		die(EXIT_SETUP, "--blocks: splitting the %s set through %s: %s",
-		    s->name, SPLIT_PATH, strerror(errno));
+		die(EXIT_SETUP, "%s: splitting the %s set through %s: %s",
+		    blocks_opt, s->name, SPLIT_PATH, strerror(errno));
 	close(fd);
 	if (madvise(s->buf, s->size, MADV_NOHUGEPAGE))
 		die(EXIT_SETUP, "madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
 	huge = anon_huge_kb();
 	if (huge > huge0)
-		die(EXIT_SETUP, "--blocks: %llu kB of THP left after the split of the %s set",
-		    huge - huge0, s->name);
+		die(EXIT_SETUP, "%s: %llu kB of THP left after the split of the %s set",
+		    blocks_opt, huge - huge0, s->name);
 }
 
 static int set_policy(const struct set *s, int mode, int node)
@@ -844,7 +1019,7 @@ static int query_set(struct bench *b, const struct set *s, int node,
 	for (i = 0; i < s->nr; i += n) {
 		n = s->nr - i < QUERY_CHUNK ? s->nr - i : QUERY_CHUNK;
 		for (j = 0; j < n; j++)
-			b->qpages[j] = s->buf + (i + j) * PAGE_SZ;
+			b->qpages[j] = set_page(s, i + j);
 		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0))
 			return -1;
 		for (j = 0; j < n; j++) {
@@ -879,13 +1054,16 @@ static void check_placed(struct bench *b, const struct set *s, int node)
 static void check_free(const struct options *o)
 {
 	unsigned long long need = (o->hot_mb + o->cold_mb) << MIB_SHIFT;
+
+	if (o->layout == LAYOUT_SPARSE)
+		need += (o->hot_mb * (SPARSE_GROUP - 1)) << MIB_SHIFT;
 	long long free_b;
 
 	numa_node_size64(o->mem_node, &free_b);
 	/* Binding more than there is would end in the OOM killer. */
 	if (free_b < 0 || (unsigned long long)free_b < need)
 		die(EXIT_SETUP, "node %d has %lld MiB free, the sets need %llu MiB",
-		    o->mem_node, free_b >> MIB_SHIFT, o->hot_mb + o->cold_mb);
+		    o->mem_node, free_b >> MIB_SHIFT, need >> MIB_SHIFT);
 }
 
 /* Where each hot page is before the run: nothing moved yet. */
@@ -907,6 +1085,41 @@ static void churn_init(struct bench *b)
 	c->up = 0;
 	c->down = 0;
 	c->down_soon = 0;
+}
+
+/* The hot and cold sets on --mem-node, laid out as --layout says. */
+static void place_sets(struct bench *b)
+{
+	const struct options *o = &b->opt;
+	unsigned long long g;
+
+	switch (o->layout) {
+	case LAYOUT_INTERLEAVE:
+		/* Runs of h hot then c cold pages, h:c as hot_mb:cold_mb. */
+		g = gcd(o->hot_mb, o->cold_mb);
+		map_set(&b->shared, "interleaved", o->hot_mb + o->cold_mb, 1);
+		place_set(&b->shared, o->mem_node, 0, 1);
+		view_set(&b->hot, "hot", &b->shared, (o->hot_mb + o->cold_mb) / g,
+			 0, o->hot_mb / g);
+		view_set(&b->cold, "cold", &b->shared, (o->hot_mb + o->cold_mb) / g,
+			 o->hot_mb / g, o->cold_mb / g);
+		return;
+	case LAYOUT_SPARSE:
+		map_set(&b->shared, "sparse", o->hot_mb * SPARSE_GROUP, 1);
+		place_set(&b->shared, o->mem_node, 0, 1);
+		view_set(&b->hot, "hot", &b->shared, SPARSE_GROUP, 0, 1);
+		view_set(&b->filler, "filler", &b->shared, SPARSE_GROUP, 1,
+			 SPARSE_GROUP - 1);
+		break;
+	default:
+		map_set(&b->hot, "hot", o->hot_mb, o->blocks);
+		place_set(&b->hot, o->mem_node, 0, o->blocks);
+		break;
+	}
+	if (o->cold_mb) {
+		map_set(&b->cold, "cold", o->cold_mb, o->blocks);
+		place_set(&b->cold, o->mem_node, 0, o->blocks);
+	}
 }
 
 static void place_all(struct bench *b)
@@ -938,12 +1151,7 @@ static void place_all(struct bench *b)
 	}
 
 	check_free(o);
-	map_set(&b->hot, "hot", o->hot_mb, o->blocks);
-	place_set(&b->hot, o->mem_node, 0, o->blocks);
-	if (o->cold_mb) {
-		map_set(&b->cold, "cold", o->cold_mb, o->blocks);
-		place_set(&b->cold, o->mem_node, 0, o->blocks);
-	}
+	place_sets(b);
 	check_placed(b, &b->hot, o->mem_node);
 	if (o->cold_mb)
 		check_placed(b, &b->cold, o->mem_node);
@@ -958,6 +1166,86 @@ static unsigned long long splitmix64(unsigned long long x)
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
 	return x ^ (x >> 31);
+}
+
+/*
+ * A hot page by its weight (--zipf): the integer part of @r / 2^64 * n
+ * picks the column, its fraction (uniform whatever the column) tosses the
+ * coin.
+ */
+static inline unsigned long zipf_pick(unsigned long long r)
+{
+	__uint128_t x = (__uint128_t)r * zipf.n;
+	unsigned long u = x >> 64;
+
+	return ((unsigned long long)x >> 40) < zipf.prob[u] * 16777216.0f ?
+	       u : zipf.alias[u];
+}
+
+/*
+ * The --zipf tables for @n hot pages (Vose's alias method): weights
+ * 1/rank^@s, normalised, given to the pages in a random order from @seed.
+ */
+static void zipf_init(unsigned long n, double s, unsigned long long seed)
+{
+	unsigned long *perm, *small, *large, ns = 0, nl = 0, i, j, t;
+	double *scaled, sum = 0;
+
+	zipf.n = n;
+	zipf.prob = calloc(n, sizeof(*zipf.prob));
+	zipf.alias = calloc(n, sizeof(*zipf.alias));
+	zipf.w = calloc(n, sizeof(*zipf.w));
+	zipf.best = calloc(n + 1, sizeof(*zipf.best));
+	perm = calloc(n, sizeof(*perm));
+	small = calloc(n, sizeof(*small));
+	large = calloc(n, sizeof(*large));
+	scaled = calloc(n, sizeof(*scaled));
+	if (!zipf.prob || !zipf.alias || !zipf.w || !zipf.best || !perm ||
+	    !small || !large || !scaled)
+		die(EXIT_SETUP, "out of memory");
+	for (i = 0; i < n; i++) {
+		perm[i] = i;
+		sum += pow(i + 1, -s);
+	}
+	/* Fisher-Yates: the page of rank i is perm[i]. */
+	for (i = n - 1; i > 0; i--) {
+		seed = splitmix64(seed);
+		j = seed % (i + 1);
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		zipf.w[perm[i]] = pow(i + 1, -s) / sum;
+		zipf.best[i + 1] = zipf.best[i] + pow(i + 1, -s) / sum;
+	}
+	for (i = 0; i < n; i++) {
+		scaled[i] = zipf.w[i] * n;
+		if (scaled[i] < 1)
+			small[ns++] = i;
+		else
+			large[nl++] = i;
+	}
+	while (ns && nl) {
+		i = small[--ns];
+		j = large[--nl];
+		zipf.prob[i] = scaled[i];
+		zipf.alias[i] = j;
+		scaled[j] -= 1 - scaled[i];
+		if (scaled[j] < 1)
+			small[ns++] = j;
+		else
+			large[nl++] = j;
+	}
+	/* What is left is 1 but for rounding. */
+	while (nl)
+		zipf.prob[large[--nl]] = 1;
+	while (ns)
+		zipf.prob[small[--ns]] = 1;
+	free(perm);
+	free(small);
+	free(large);
+	free(scaled);
 }
 
 /* xorshift64*: fast, and good enough to pick pages. */
@@ -983,12 +1271,16 @@ static inline char *pick_page(const struct set *hot, const struct set *cold,
 {
 	unsigned long long slot;
 
-	if (!ratio)
-		return hot->buf + (((__uint128_t)r * hot->nr) >> 64) * PAGE_SZ;
+	if (!ratio) {
+		if (zipf.n)
+			return set_page(hot, zipf_pick(r));
+		return set_page(hot, ((__uint128_t)r * hot->nr) >> 64);
+	}
 	slot = ((__uint128_t)r * (hot->nr * ratio + cold->nr)) >> 64;
 	if (slot < hot->nr * ratio)
-		return hot->buf + slot / ratio * PAGE_SZ;
-	return cold->buf + (slot - hot->nr * ratio) * PAGE_SZ;
+		return set_page(hot, zipf.n ? zipf_pick(splitmix64(r)) :
+					     slot / ratio);
+	return set_page(cold, slot - hot->nr * ratio);
 }
 
 /*
@@ -1042,7 +1334,7 @@ static void *cold_fn(void *arg)
 
 	do {
 		for (i = 0; i < b->cold.nr && !stopped(); i++)
-			sink += __atomic_load_n((unsigned long *)(b->cold.buf + i * PAGE_SZ),
+			sink += __atomic_load_n((unsigned long *)set_page(&b->cold, i),
 						__ATOMIC_RELAXED);
 		if (i < b->cold.nr)
 			break;
@@ -1064,6 +1356,21 @@ static unsigned long long total_ops(const struct bench *b)
 	for (i = 0; i < b->opt.threads; i++)
 		ops += __atomic_load_n(&b->workers[i].ops, __ATOMIC_RELAXED);
 	return ops;
+}
+
+/*
+ * --zipf: the share of the hot set's accesses that pages on the top tier
+ * serve, by where move_pages() last found each page (churn.top).
+ */
+static double served_share(const struct bench *b)
+{
+	double served = 0;
+	unsigned long i;
+
+	for (i = 0; i < zipf.n; i++)
+		if (b->churn.top[i])
+			served += zipf.w[i];
+	return served;
 }
 
 /* Record where the sets are and the counters now. */
@@ -1096,6 +1403,7 @@ static int take_sample(struct bench *b)
 		return -1;
 	s->query_s = now_s() - run.t0 - s->t;
 	s->ups = b->churn.up;
+	s->served = zipf.n ? served_share(b) : 0;
 	b->nr_samples++;
 	return 0;
 }
@@ -1119,31 +1427,45 @@ static void *sampler_fn(void *arg)
 	return NULL;
 }
 
-/* Read the PFNs of @s from pagemap into @pfns (0: not present). */
+/*
+ * Read the PFNs of @s from pagemap into @pfns (0: not present), a chunk
+ * of its mapping at a time into @chunk (PAGEMAP_CHUNK entries).
+ */
 static int read_pfns(const struct set *s, unsigned long long *pfns)
 {
+	unsigned long long *chunk;
+	unsigned long i = 0, m, n, first, mapped;
 	off_t base = (unsigned long)s->buf / PAGE_SZ * sizeof(*pfns);
-	unsigned long i, n;
 	size_t len;
 	int fd, ret = 0;
 
+	chunk = malloc(PAGEMAP_CHUNK * sizeof(*chunk));
 	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
+	if (fd < 0 || !chunk) {
+		if (fd >= 0)
+			close(fd);
+		free(chunk);
 		return -1;
+	}
 	errno = 0;
-	for (i = 0; i < s->nr && !ret; i += n) {
-		n = s->nr - i < PAGEMAP_CHUNK ? s->nr - i : PAGEMAP_CHUNK;
-		len = n * sizeof(*pfns);
-		if (pread(fd, pfns + i, len, base + i * sizeof(*pfns)) != (ssize_t)len) {
+	mapped = s->nr ? set_index(s, s->nr - 1) + 1 : 0;
+	for (first = 0; first < mapped && !ret; first += n) {
+		n = mapped - first < PAGEMAP_CHUNK ? mapped - first : PAGEMAP_CHUNK;
+		len = n * sizeof(*chunk);
+		if (pread(fd, chunk, len, base + first * sizeof(*chunk)) != (ssize_t)len) {
 			/* A short read leaves errno alone. */
 			if (!errno)
 				errno = EIO;
 			ret = -1;
+			break;
 		}
+		/* The set's pages in this chunk, in order. */
+		for (; i < s->nr && (m = set_index(s, i)) < first + n; i++)
+			pfns[i] = chunk[m - first] >> 63 ?
+				  chunk[m - first] & ((1ULL << 55) - 1) : 0;
 	}
 	close(fd);
-	for (i = 0; i < s->nr; i++)
-		pfns[i] = pfns[i] >> 63 ? pfns[i] & ((1ULL << 55) - 1) : 0;
+	free(chunk);
 	return ret;
 }
 
@@ -1213,6 +1535,18 @@ out:
 	free(keys);
 }
 
+/*
+ * --layout sparse, at the end: where the pages between the hot ones are.
+ * Nothing touched them after placement: any on the top tier were promoted
+ * for their hot neighbours' sake.
+ */
+static void filler_final(struct bench *b)
+{
+	if (b->filler.nr &&
+	    query_set(b, &b->filler, b->opt.mem_node, &b->filler_end, NULL, 0))
+		die(EXIT_SETUP, "move_pages: %s", strerror(errno));
+}
+
 /* At the end: which cold pages are on the top tier, by their layout. */
 static void layout_final(struct bench *b)
 {
@@ -1224,7 +1558,7 @@ static void layout_final(struct bench *b)
 	for (i = 0; i < b->cold.nr; i += n) {
 		n = b->cold.nr - i < QUERY_CHUNK ? b->cold.nr - i : QUERY_CHUNK;
 		for (j = 0; j < n; j++)
-			b->qpages[j] = b->cold.buf + (i + j) * PAGE_SZ;
+			b->qpages[j] = set_page(&b->cold, i + j);
 		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0)) {
 			l->known = false;
 			return;
@@ -1609,6 +1943,11 @@ static void json_params(FILE *f, const struct options *o)
 		o->hot_mb, o->cold_mb, o->cold_interval_ms);
 	fprintf(f, "\"warm_ratio\": %llu, \"blocks\": %s, ", o->warm_ratio,
 		o->blocks ? "true" : "false");
+	fprintf(f, "\"layout\": \"%s\", ", layout_names[o->layout]);
+	if (o->zipf)
+		fprintf(f, "\"zipf\": %g, ", o->zipf);
+	else
+		fputs("\"zipf\": null, ", f);
 	fprintf(f, "\"threads\": %u, ", o->threads);
 	if (o->accesses)
 		fprintf(f, "\"accesses\": %llu, \"duration_s\": null, ",
@@ -1674,6 +2013,9 @@ static void json_samples(FILE *f, const struct bench *b)
 			s->cold.top, s->cold.on);
 		if (b->opt.hog_mb)
 			fprintf(f, "\"hog_on_node\": %lu, ", s->hog.on);
+		if (zipf.n)
+			fprintf(f, "\"served_top\": %.4f, \"served_best\": %.4f, ",
+				s->served, zipf.best[s->hot.top]);
 		fputs("\"vmstat\": ", f);
 		json_counters(f, b, &s->vm);
 		fprintf(f, "}%s\n", k + 1 < b->nr_samples ? "," : "");
@@ -1693,7 +2035,7 @@ static void json_nodes(FILE *f, const struct bench *b)
 	for (i = 0; per && i < b->hot.nr; i += n) {
 		n = b->hot.nr - i < QUERY_CHUNK ? b->hot.nr - i : QUERY_CHUNK;
 		for (j = 0; j < n; j++)
-			b->qpages[j] = b->hot.buf + (i + j) * PAGE_SZ;
+			b->qpages[j] = set_page(&b->hot, i + j);
 		if (move_pages(0, n, b->qpages, NULL, b->qstatus, 0))
 			break;
 		for (j = 0; j < n; j++)
@@ -1750,6 +2092,9 @@ static void print_json(FILE *f, const struct bench *b,
 	fprintf(f, "  \"cold_pages\": %lu,\n  \"promoted_cold_pages\": %lu,\n",
 		b->cold.nr, res->last->cold.top);
 	fprintf(f, "  \"cold_passes\": %llu,\n", b->cold_passes);
+	if (b->filler.nr)
+		fprintf(f, "  \"filler_pages\": %lu,\n  \"promoted_filler_pages\": %lu,\n",
+			b->filler.nr, b->filler_end.top);
 	if (b->opt.hog_mb)
 		fprintf(f, "  \"hog_pages\": %lu,\n  \"hog_pages_on_node\": %lu,\n",
 			b->hog.nr, res->last->hog.on);
@@ -1789,6 +2134,9 @@ static void print_summary(const struct bench *b, const struct results *res)
 	fprintf(stderr, "hot %lu/%lu pages on the top tier (%.1f%%), %s; ",
 		res->last->hot.top, b->hot.nr,
 		100.0 * res->last->hot.top / b->hot.nr, t95);
+	if (b->filler.nr)
+		fprintf(stderr, "filler %lu/%lu up; ", b->filler_end.top,
+			b->filler.nr);
 	fprintf(stderr, "cold %lu/%lu up; promoted %lld, demoted %lld; ",
 		res->last->cold.top, b->cold.nr,
 		vm_delta(b, vm, "pgpromote_success"),
@@ -1829,12 +2177,15 @@ int main(int argc, char **argv)
 		die(EXIT_SETUP, "numa_run_on_node(%d): %s", b.opt.cpu_node,
 		    strerror(errno));
 	place_all(&b);
+	if (b.opt.zipf)
+		zipf_init(b.hot.nr, b.opt.zipf, b.opt.seed);
 	if (b.opt.inject_rounds)
 		check_pagemap(&b);
 	measure_layout(&b);
 
 	run_bench(&b);
 	layout_final(&b);
+	filler_final(&b);
 	compute_results(&b, &res);
 	print_json(out, &b, &res);
 	if (fflush(out) || (out != stdout && fclose(out)))
