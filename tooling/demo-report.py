@@ -16,6 +16,7 @@ the end of the run.
 """
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -150,6 +151,29 @@ def feed_density(feed, r):
     return feed["samples"] / exposure if exposure > 0 else None
 
 
+def poisson_at_least(k, mean):
+    """P(N >= @k) for N Poisson with @mean."""
+    term, below = math.exp(-mean), 0.0
+    for i in range(k):
+        below += term
+        term *= mean / (i + 1)
+    return max(0.0, 1.0 - below)
+
+
+def per_page_bound(k, density, warm_ratio, seconds):
+    """What a rule fed only by the samples reaches, in %, on a layout where
+    hot and warm pages share regions: a per-page rule that keeps every
+    sample of a page for the whole run and promotes at @k samples, with
+    samples a Poisson process of @density per hot page per second (a warm
+    page @warm_ratio times less), over @seconds. (hot %, warm % or None)."""
+    if density is None or not seconds or k < 1:
+        return None, None
+    hot = 100.0 * poisson_at_least(k, density * seconds)
+    warm = (100.0 * poisson_at_least(k, density * seconds / warm_ratio)
+            if warm_ratio else None)
+    return hot, warm
+
+
 def sampler_rate(sm):
     """The sampler's setting in a row's "sampler": its rate per second,
     or Pn for a fixed period (feeds from before rate mode)."""
@@ -194,6 +218,10 @@ def summarise(scenario, config, rs, failed):
         if all(r["seconds_to_95pct"] is not None for r in rs) else None,
         "cold_pages": rs[0]["cold_pages"],
         "promoted_cold_pages": median([r["promoted_cold_pages"] for r in rs]),
+        # --layout sparse: the untouched pages between the hot ones.
+        "filler_pages": rs[0].get("filler_pages"),
+        "promoted_filler_pages": median([r.get("promoted_filler_pages")
+                                         for r in rs]),
         "ops_per_sec": median([r["ops_per_sec"] for r in rs]),
         "vmstat": vm,
     })
@@ -212,7 +240,35 @@ def summarise(scenario, config, rs, failed):
                 "injected": median([f["injected"] for f in feeds]),
                 "rejected": median([f["rejected"] for f in feeds]),
             }
+        # The per-page bound at this row's threshold, from the density
+        # delivered and the run's length (the layouts issue's table).
+        k = int(config.split("-d")[0][1:])
+        ratio = rs[0]["params"].get("warm_ratio") or 0
+        hot_b, warm_b = per_page_bound(k, row["density"], ratio,
+                                       row["elapsed_s"])
+        row["per_page_bound"] = {"k": k, "warm_ratio": ratio,
+                                 "seconds": row["elapsed_s"],
+                                 "hot_pct": hot_b, "warm_pct": warm_b}
         row["seconds_to_95pct_runs"] = [r["seconds_to_95pct"] for r in rs]
+        if rs[0]["params"].get("zipf"):
+            # pghot-bench --zipf: the share of hot accesses the pages on
+            # the top tier served, and the best the same number of pages
+            # could, at the end and averaged over the run's samples.
+            def served(r):
+                smp = [x for x in r["samples"] if "served_top" in x]
+                mean = lambda k: (sum(x[k] for x in smp) / len(smp)
+                                  if smp else None)
+                return (smp[-1]["served_top"] if smp else None,
+                        smp[-1]["served_best"] if smp else None,
+                        mean("served_top"), mean("served_best"))
+            got = [served(r) for r in rs]
+            row["zipf"] = {
+                "s": rs[0]["params"]["zipf"],
+                "served_end": median([g[0] for g in got]),
+                "best_end": median([g[1] for g in got]),
+                "served_mean": median([g[2] for g in got]),
+                "best_mean": median([g[3] for g in got]),
+            }
         if rs[0]["cold_pages"]:
             row["warm_up_runs"] = [r["promoted_cold_pages"] / r["cold_pages"]
                                    for r in rs]
@@ -333,7 +389,7 @@ def sampled_table(rows):
     # P and A rows are judged by the same goals, to compare.
     goals = {"1": (99.0, 10.0), "2": (95.0, 5.0)}
     print(f"\nsampled{'':6}{'asked':>7}{'got':>7}{'rate/s':>8}{'samples':>9}"
-          f"{'hot up':>8}{'warm up':>8}  goal (hot >=, warm <=)")
+          f"{'hot up':>8}{'warm up':>8}{'bound':>14}  goal (hot >=, warm <=)")
     for r in rows:
         if not r["runs"]:
             print(f"{r['label']:13}{r['density_asked']:>7.4f}  all runs failed")
@@ -347,13 +403,33 @@ def sampled_table(rows):
         if g:
             ok = hot >= g[0] and (warm is None or warm <= g[1])
             verdict = f"{g[0]:.0f}%/{g[1]:.0f}%: {'met' if ok else 'NOT met'}"
+        b = r.get("per_page_bound") or {}
+        bound = "-"
+        if b.get("hot_pct") is not None:
+            bound = f"{b['hot_pct']:.1f}/" + (
+                "-" if b.get("warm_pct") is None else f"{b['warm_pct']:.1f}")
         print(f"{r['label']:13}{r['density_asked']:>7.4f}{fmt(r['density'], '.4f'):>7}"
               f"{sampler_rate(sm):>8}{fmt(sm.get('samples')):>9}"
-              f"{hot:>7.1f}%{'-' if warm is None else f'{warm:.1f}%':>8}  {verdict}")
+              f"{hot:>7.1f}%{'-' if warm is None else f'{warm:.1f}%':>8}"
+              f"{bound:>14}  {verdict}")
+        z = r.get("zipf")
+        if z and z.get("served_end") is not None:
+            print(f"{'':13}  zipf s={z['s']}: the top tier served "
+                  f"{100.0 * z['served_end']:.1f}% of hot accesses at the end "
+                  f"(best for as many pages {100.0 * z['best_end']:.1f}%), "
+                  f"{100.0 * z['served_mean']:.1f}% over the run "
+                  f"(best {100.0 * z['best_mean']:.1f}%)")
+        if r.get("filler_pages"):
+            print(f"{'':13}  untouched pages between the hot ones promoted: "
+                  f"{100.0 * r['promoted_filler_pages'] / r['filler_pages']:.1f}%")
     print("  (asked/got: samples per hot page per second; got: the feeder's\n"
           "   samples over the page-seconds the sets spent on the lower tier;\n"
           "   rate/s: the sampler's samples per second of user time on the\n"
-          "   benchmark's CPU, node 2 or not, or Pn: every n-th node-2 access)")
+          "   benchmark's CPU, node 2 or not, or Pn: every n-th node-2 access;\n"
+          "   bound: hot %/warm % that a per-page rule promoting at the row's\n"
+          "   threshold in samples reaches with Poisson samples at the density\n"
+          "   got over the run's length; no rule fed only by these samples does\n"
+          "   much better where hot and warm pages share regions)")
     blocks = [b for r in rows for b in r.get("blocks_runs") or [None]]
     if blocks and all(blocks):
         shares = [v for b in blocks for v in b.values() if v is not None]

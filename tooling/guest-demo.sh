@@ -40,6 +40,11 @@
 # otherwise decide how the hot and warm sets share regions (measured: 3%
 # of the warm set in the first precision run of a boot, 39-92% later).
 # DEMO_SAMPLED_BLOCKS=0 leaves the placement to the allocator.
+# DEMO_SAMPLED_LAYOUTS (default 'interleave sparse alloc skewed') adds the
+# layouts a rule that judges 2 MiB regions was not built for, each shape
+# under its own scenario name (precision-interleave, ...), at the first
+# density only, configurations DEMO_SAMPLED_LAYOUT_CONFIGS (default
+# 'P1 P2 S1 S2'); skewed: a Zipf-like hot set (DEMO_SAMPLED_ZIPF=1).
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -111,16 +116,41 @@ SAMPLED_DENSITIES=${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}
 SAMPLED_PAGE_DENSITIES=${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}
 SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-$DEMO_REPS}
 SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}
-# Each set in 2 MiB blocks of its own (pghot-bench --blocks), the same in
-# every run; 0: wherever the free lists left by the runs before put them.
+# Each set in 2 MiB blocks of its own (pghot-bench --layout blocks), the
+# same in every run; 0: wherever the free lists left by the runs before
+# put them (--layout alloc).
 SAMPLED_BLOCKS=${DEMO_SAMPLED_BLOCKS:-1}
+# The other layouts (pghot-bench --layout), each shape its own scenario
+# (promotion-sparse, precision-interleave, ...), at the first density,
+# with SAMPLED_LAYOUT_CONFIGS. interleave needs the warm set: precision
+# only; skewed is the promotion shape in blocks with a Zipf-like hot set
+# (pghot-bench --zipf SAMPLED_ZIPF).
+SAMPLED_LAYOUTS=${DEMO_SAMPLED_LAYOUTS-interleave sparse alloc skewed}
+SAMPLED_ZIPF=${DEMO_SAMPLED_ZIPF:-1}
+SAMPLED_LAYOUT_CONFIGS=${DEMO_SAMPLED_LAYOUT_CONFIGS:-P1 P2 S1 S2}
 
-sampled_shape() {	# shape: the benchmark's set options
-	local blocks=
-	[ "$SAMPLED_BLOCKS" = 0 ] || blocks=--blocks
-	case $1 in
-	promotion) echo "--hot-mb $SAMPLED_MB $blocks" ;;
-	precision) echo "--hot-mb $SAMPLED_MB --cold-mb $SAMPLED_MB --warm-ratio $WARM_RATIO $blocks" ;;
+# The sampled shapes: promotion and precision in 2 MiB blocks, then each
+# of SAMPLED_LAYOUTS.
+sampled_shapes() {
+	local l
+	echo promotion precision
+	for l in $SAMPLED_LAYOUTS; do
+		case $l in
+		interleave) echo "precision-$l" ;;
+		skewed) echo "skewed-blocks" ;;
+		*) echo "promotion-$l precision-$l" ;;
+		esac
+	done
+}
+
+sampled_shape() {	# shape[-layout]: the benchmark's set options
+	local layout=blocks
+	[ "$SAMPLED_BLOCKS" = 1 ] || layout=alloc
+	case $1 in *-*) layout=${1#*-} ;; esac
+	case ${1%%-*} in
+	promotion) echo "--hot-mb $SAMPLED_MB --layout $layout" ;;
+	skewed) echo "--hot-mb $SAMPLED_MB --layout $layout --zipf $SAMPLED_ZIPF" ;;
+	precision) echo "--hot-mb $SAMPLED_MB --cold-mb $SAMPLED_MB --warm-ratio $WARM_RATIO --layout $layout" ;;
 	esac
 }
 
@@ -260,16 +290,18 @@ print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 2
 			if [ "$r" = 1 ]; then
 				# Samples per hot page per second at a known
 				# rate, nothing moving (C1), for each shape.
-				for shape in promotion precision; do
+				for shape in $(sampled_shapes); do
 					sampled_calibrate $shape || exit 1
 				done
 			fi
-			for shape in promotion precision; do
+			for shape in $(sampled_shapes); do
 				d0=$(cat "$DEMO_OUT/sampled-$shape-d0")
 				first=1
 				for dens in $SAMPLED_DENSITIES; do
-					# The first density is the reference.
+					# The first density is the reference; the
+					# other layouts run at it alone.
 					[ $first = 1 ] || [ "$r" -le "$SAMPLED_OTHER_REPS" ] || continue
+					[ $first = 1 ] || [ "$shape" = "${shape%%-*}" ] || continue
 					first=0
 					rate=$(python3 -c 'import sys
 print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))))' \
@@ -278,6 +310,8 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))
 					case " $SAMPLED_PAGE_DENSITIES " in
 					*" $dens "*) configs="P1 P2 A1 A2 S1 S2" ;;
 					esac
+					[ "$shape" = "${shape%%-*}" ] ||
+						configs=$SAMPLED_LAYOUT_CONFIGS
 					for c in $configs; do
 						case " $SAMPLED_CONFIGS " in
 						*" $c "*) ;;
