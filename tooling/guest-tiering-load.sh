@@ -17,10 +17,10 @@
 # both paths that the patches change: hint faults taken (numa_hint_faults),
 # pages promoted by kmigrated (pghot_promoted) and where they landed read
 # with move_pages() by pghot-bench (a run whose hot set reached 95% on the
-# top tier). Every run is counted in the message; a run that exits with a
-# usage error (1) fails the result, one that could not place its set (2,
-# e.g. while a hotplug test had a block of the node offline) is only
-# counted.
+# top tier). Every run is counted in the message; a run that could not
+# place its set (exit 2, e.g. while a hotplug test had a block of the node
+# offline) is only counted, any other failed run (a usage error, killed)
+# fails the result.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 SELFTESTS=${SELFTESTS:-$OUT/selftests}
@@ -57,7 +57,7 @@ start() {
 }
 
 stop() {
-	local runs=0 ok=0 setup=0 usage=0 settled=0 n rc why d k
+	local runs=0 ok=0 setup=0 failed=0 settled=0 n rc why d k
 	local -A delta
 
 	if [ -e "$STATE/setup-error" ]; then
@@ -81,16 +81,16 @@ stop() {
 		0) ok=$((ok + 1))
 		   grep -q '"seconds_to_95pct": [0-9]' "$STATE/run-$n.json" && settled=$((settled + 1)) ;;
 		2) setup=$((setup + 1)) ;;
-		*) usage=$((usage + 1)) ;;
+		*) failed=$((failed + 1)) ;;
 		esac
 		sed 's/^/# /' "$STATE/run-$n.err"
 	done < <(cat "$STATE/runs" 2>/dev/null)
-	why="$runs runs: $ok done ($settled with 95% of the hot set on the top tier by move_pages), $setup could not place their set, $usage failed"
+	why="$runs runs: $ok done ($settled with 95% of the hot set on the top tier by move_pages), $setup could not place their set, $failed failed"
 	for k in $VMSTAT_KEYS; do
 		why+=", $k +${delta[$k]}"
 	done
 	d=PASS
-	if [ "$usage" != 0 ] || [ "$settled" = 0 ] || [ "${delta[numa_hint_faults]}" -le 0 ] ||
+	if [ "$failed" != 0 ] || [ "$settled" = 0 ] || [ "${delta[numa_hint_faults]}" -le 0 ] ||
 	   [ "${delta[pghot_promoted]}" -le 0 ]; then
 		d=FAIL
 	fi

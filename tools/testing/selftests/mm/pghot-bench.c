@@ -558,6 +558,16 @@ static int parse_layout(const char *arg)
 	    arg);
 }
 
+/* --layout or --blocks: one layout, however often it is given. */
+static void set_layout(struct options *o, int layout, int *have_layout)
+{
+	if (*have_layout && o->layout != layout)
+		die(EXIT_USAGE, "two layouts given: %s and %s (--blocks is --layout blocks)",
+		    layout_names[o->layout], layout_names[layout]);
+	o->layout = layout;
+	*have_layout = 1;
+}
+
 static unsigned long long gcd(unsigned long long a, unsigned long long b)
 {
 	while (b) {
@@ -674,21 +684,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->ready_file = optarg;
 			break;
 		case OPT_BLOCKS:
-			if (have_layout && o->layout != LAYOUT_BLOCKS)
-				die(EXIT_USAGE, "--blocks and --layout %s exclude each other",
-				    layout_names[o->layout]);
-			o->layout = LAYOUT_BLOCKS;
-			have_layout = 1;
+			set_layout(o, LAYOUT_BLOCKS, &have_layout);
 			break;
 		case OPT_ZIPF:
 			o->zipf = parse_real(name, optarg, 0, 4);
 			break;
 		case OPT_LAYOUT:
-			o->layout = parse_layout(optarg);
-			if (have_layout && o->layout != LAYOUT_BLOCKS)
-				die(EXIT_USAGE, "--blocks and --layout %s exclude each other",
-				    layout_names[o->layout]);
-			have_layout = 1;
+			set_layout(o, parse_layout(optarg), &have_layout);
 			break;
 		case OPT_JSON:
 			if (!*optarg)
@@ -1054,10 +1056,10 @@ static void check_placed(struct bench *b, const struct set *s, int node)
 static void check_free(const struct options *o)
 {
 	unsigned long long need = (o->hot_mb + o->cold_mb) << MIB_SHIFT;
+	long long free_b;
 
 	if (o->layout == LAYOUT_SPARSE)
 		need += (o->hot_mb * (SPARSE_GROUP - 1)) << MIB_SHIFT;
-	long long free_b;
 
 	numa_node_size64(o->mem_node, &free_b);
 	/* Binding more than there is would end in the OOM killer. */
@@ -1217,7 +1219,7 @@ static void zipf_init(unsigned long n, double s, unsigned long long seed)
 	}
 	for (i = 0; i < n; i++) {
 		zipf.w[perm[i]] = pow(i + 1, -s) / sum;
-		zipf.best[i + 1] = zipf.best[i] + pow(i + 1, -s) / sum;
+		zipf.best[i + 1] = zipf.best[i] + zipf.w[perm[i]];
 	}
 	for (i = 0; i < n; i++) {
 		scaled[i] = zipf.w[i] * n;
