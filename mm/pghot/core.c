@@ -129,16 +129,21 @@ static struct folio *pghot_region_folio_get(unsigned long pfn, int nid,
 	return NULL;
 }
 
-/* Make @pfn ready on its region's evidence if its record shows @min_freq. */
-static void pghot_region_mark(int nid, unsigned long pfn, int target,
+/*
+ * Make @pfn ready on its region's evidence if its record shows @min_freq.
+ * It goes where its own record says (precise), else where its node's
+ * pages go by default: not where the sample that made the region hot
+ * came from, which was another page's access.
+ */
+static void pghot_region_mark(int nid, unsigned long pfn,
 			      unsigned int min_freq)
 {
-	if (!pghot_record_mark(nid, pfn, target, min_freq))
+	if (!pghot_record_mark(nid, pfn, NUMA_NO_NODE, min_freq))
 		return;
 	count_vm_event(PGHOT_READY);
 	count_vm_event(PGHOT_REGION_READY);
-	trace_pghot_ready(pfn, nid, target, PGHOT_HWHINTS);
-	pghot_ready(nid, pfn, target);
+	trace_pghot_ready(pfn, nid, NUMA_NO_NODE, PGHOT_HWHINTS);
+	pghot_ready(nid, pfn, NUMA_NO_NODE);
 }
 
 /*
@@ -151,7 +156,7 @@ static void pghot_region_mark(int nid, unsigned long pfn, int target,
  * by side in physical memory), and pages of other owners say nothing
  * about this one. kmigrated checks every page against its owners' policy.
  */
-static void pghot_region_promote(struct folio *folio, int nid, int target,
+static void pghot_region_promote(struct folio *folio, int nid,
 				 unsigned int threshold)
 {
 	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
@@ -165,23 +170,21 @@ static void pghot_region_promote(struct folio *folio, int nid, int target,
 		if (!f)
 			continue;
 		if (READ_ONCE(f->mapping) == owner)
-			pghot_region_mark(nid, pfn, target,
-					  max(threshold - 1, 1U));
+			pghot_region_mark(nid, pfn, max(threshold - 1, 1U));
 		folio_put(f);
 	}
 }
 
 /*
- * The samples of the hot region of @folio (sampled, on tracked node @nid)
- * have made nearly all of its pages ready one by one (see
- * pghot_region_rest_due()): if no more than 1/2^PGHOT_REGION_REST_SHIFT
- * of the region's pages of the same owner are left that are not ready,
- * and no more pages of other owners, make those last pages ready too. A
- * region with more of them (e.g. a warm set beside a hot one) stays as
- * it is: its samples have not shown that all of it is hot.
+ * Nearly all the pages of the hot region of @folio (sampled, on tracked
+ * node @nid) have left it for the top tier (see pghot_region_rest_due()):
+ * if no more than 1/2^PGHOT_REGION_REST_SHIFT of the region's pages of
+ * the same owner are left that are not ready, and no more pages of other
+ * owners, make those last pages ready too. A region with more of them
+ * (e.g. a warm set beside a hot one) stays as it is: its samples have not
+ * shown that all of it is hot.
  */
-static void pghot_region_promote_rest(struct folio *folio, int nid,
-				      int target)
+static void pghot_region_promote_rest(struct folio *folio, int nid)
 {
 	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
 	const unsigned int max = PGHOT_REGION_PAGES >> PGHOT_REGION_REST_SHIFT;
@@ -200,7 +203,7 @@ static void pghot_region_promote_rest(struct folio *folio, int nid,
 				others++;
 			} else if (!pghot_record_is_ready(nid, pfn)) {
 				if (pass)
-					pghot_region_mark(nid, pfn, target, 0);
+					pghot_region_mark(nid, pfn, 0);
 				else
 					nr++;
 			}
@@ -303,9 +306,9 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 	if (ret & PGHOT_TOUCH_READY)
 		pghot_ready(pnid, folio_pfn(folio), target);
 	if (turned_hot)
-		pghot_region_promote(folio, pnid, target, threshold);
+		pghot_region_promote(folio, pnid, threshold);
 	else if (rest)
-		pghot_region_promote_rest(folio, pnid, target);
+		pghot_region_promote_rest(folio, pnid);
 	ret = 0;
 put:
 	folio_put(folio);

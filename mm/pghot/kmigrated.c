@@ -731,6 +731,7 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 		goto skip;
 	}
 	pghot_recent_add(target, folio);
+	pghot_region_left(pn->nid, r->pfn, nr);
 	/* Isolation holds its own reference now. */
 	folio_put(folio);
 	b->target = target;

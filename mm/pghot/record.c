@@ -79,6 +79,7 @@ struct pghot_section {
 	void *records;			/* u8 or u32, see pghot_layout */
 	struct rcu_head rcu;
 	u64 *regions;			/* PGHOT_REGIONS_PER_SECTION, see rule.h */
+	u64 *left;			/* pages that left each region, see rule.h */
 };
 
 /* A node's sections, by section number from @start. */
@@ -344,7 +345,7 @@ int pghot_region_touch(int nid, unsigned long pfn,
 	struct pghot_region_sample at = *r;
 	struct pghot_section *s;
 	u64 *reg, *ref, old, new;
-	u32 rate = 0;
+	u32 rate = 0, left;
 	int ret = -ENOENT;
 
 	if (time_after(at.now, jiffies))
@@ -363,7 +364,9 @@ int pghot_region_touch(int nid, unsigned long pfn,
 			new = pghot_update_region(old, &at, verdict, turned_hot,
 						  &rate);
 		} while (!try_cmpxchg(reg, &old, new));
-		*rest = pghot_region_rest_due(new, at.pages);
+		left = pghot_region_left_count(READ_ONCE(s->left[reg - s->regions]),
+					       new);
+		*rest = pghot_region_rest_due(new, left, at.pages);
 		if (rate) {
 			old = READ_ONCE(*ref);
 			while (!try_cmpxchg(ref, &old,
@@ -375,6 +378,37 @@ int pghot_region_touch(int nid, unsigned long pfn,
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/**
+ * pghot_region_left - count pages that left the region of @pfn
+ * @nid: the node of @pfn
+ * @pfn: page frame number
+ * @nr: pages that left (a folio's)
+ *
+ * For kmigrated, as it takes a folio off @nid for promotion: the rest step
+ * of a hot region goes by the pages that left it in its window, see
+ * pghot_region_rest_due().
+ */
+void pghot_region_left(int nid, unsigned long pfn, unsigned int nr)
+{
+	struct pghot_section *s;
+	u64 *left, old;
+	size_t i;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s && s->regions) {
+		i = pghot_idx(pfn) >> PGHOT_REGION_ORDER;
+		left = &s->left[i];
+		old = READ_ONCE(*left);
+		while (!try_cmpxchg(left, &old,
+				    pghot_region_left_add(old,
+							  READ_ONCE(s->regions[i]),
+							  nr)))
+			;
+	}
+	rcu_read_unlock();
 }
 
 /**
@@ -854,6 +888,7 @@ static void pghot_section_free(struct pghot_section *s)
 {
 	kvfree(s->records);
 	kfree(s->regions);
+	kfree(s->left);
 	kfree(s);
 }
 
@@ -865,7 +900,8 @@ static void pghot_section_free_rcu(struct rcu_head *head)
 static size_t pghot_section_bytes(struct pghot_section *s)
 {
 	return ksize(s) + pghot_alloc_size(s->records, pghot_records_size()) +
-	       (s->regions ? ksize(s->regions) : 0);
+	       (s->regions ? ksize(s->regions) : 0) +
+	       (s->left ? ksize(s->left) : 0);
 }
 
 static size_t pghot_table_size(unsigned long nr)
@@ -979,7 +1015,9 @@ static int pghot_sections_add(int nid, unsigned long start_pfn,
 		s->records = kvzalloc_node(pghot_records_size(), GFP_KERNEL, home);
 		s->regions = kcalloc_node(PGHOT_REGIONS_PER_SECTION,
 					  sizeof(*s->regions), GFP_KERNEL, home);
-		if (!s->records || !s->regions) {
+		s->left = kcalloc_node(PGHOT_REGIONS_PER_SECTION,
+				       sizeof(*s->left), GFP_KERNEL, home);
+		if (!s->records || !s->regions || !s->left) {
 			pghot_section_free(s);
 			return -ENOMEM;
 		}

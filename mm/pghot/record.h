@@ -43,6 +43,7 @@ int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
 		       enum pghot_region_verdict *verdict, bool *turned_hot,
 		       bool *rest);
+void pghot_region_left(int nid, unsigned long pfn, unsigned int nr);
 u32 pghot_region_ref(int nid, unsigned long window);
 void pghot_region_ref_reset(void);
 bool pghot_record_mark(int nid, unsigned long pfn, int target,

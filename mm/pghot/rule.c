@@ -361,30 +361,66 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 }
 
 /**
+ * pghot_region_left_add - count pages that left a region for the top tier
+ * @left: the region's count of pages that left, see rule.h
+ * @rec: the region record now
+ * @nr: pages that left
+ *
+ * A count from an earlier window of the region starts again at @nr.
+ *
+ * Return: the new count.
+ */
+u64 pghot_region_left_add(u64 left, u64 rec, unsigned int nr)
+{
+	u64 start = rec & PGHOT_REGION_TIME_MASK;
+	u32 pages = pghot_region_left_count(left, rec);
+
+	pages = min_t(u64, (u64)pages + nr, PGHOT_REGION_LEFT_MAX);
+	return start | (u64)pages << PGHOT_REGION_TIME_BITS;
+}
+
+/**
+ * pghot_region_left_count - pages that left a region in its present window
+ * @left: the region's count of pages that left, see rule.h
+ * @rec: the region record now
+ *
+ * Return: the pages counted in @left if it was counted in the window @rec
+ * has open, else 0.
+ */
+u32 pghot_region_left_count(u64 left, u64 rec)
+{
+	if ((left & PGHOT_REGION_TIME_MASK) != (rec & PGHOT_REGION_TIME_MASK))
+		return 0;
+	return left >> PGHOT_REGION_TIME_BITS;
+}
+
+/**
  * pghot_region_rest_due - look for the last pages of a hot region?
  * @rec: the region record after a sample, see pghot_update_region()
+ * @left: pages that left the region in its present window, see
+ *	pghot_region_left_count()
  * @pages: pages per region
  *
- * In a hot region every sample makes its page ready, so its count is about
- * the number of its pages that were sampled and left. Once the count
- * reaches all but 1/2^PGHOT_REGION_REST_SHIFT of @pages, and again every
- * PGHOT_REGION_MIN_SAMPLES samples after that, the caller looks whether
- * that few pages of the sampled page's owner are left in the region (see
- * core.c): the region has then been found hot page by page nearly
- * throughout, and its last pages are the ones the sampler has not hit
- * yet. A region whose pages are not alike (warm pages beside hot ones)
- * keeps more than that many, which its samples seldom hit.
+ * Once all but 1/2^PGHOT_REGION_REST_SHIFT of @pages have left a hot
+ * region for the top tier in its window, on every PGHOT_REGION_MIN_SAMPLES
+ * th sample of the window, the caller looks whether that few pages of the
+ * sampled page's owner are left in the region (see core.c): the region
+ * has then been found hot page by page nearly throughout, and its last
+ * pages are the ones the sampler has not hit yet. Samples alone cannot
+ * tell: a page that stays (rate-limited, forbidden, pinned) is sampled
+ * again and again. A region whose pages are not alike (warm pages beside
+ * hot ones) keeps more than that many, which its samples seldom hit.
  *
  * Return: true on those samples of a hot region.
  */
-bool pghot_region_rest_due(u64 rec, unsigned int pages)
+bool pghot_region_rest_due(u64 rec, u32 left, unsigned int pages)
 {
 	u32 count = pghot_region_count(rec);
-	u32 from = pages - (pages >> PGHOT_REGION_REST_SHIFT);
 
-	return (rec & PGHOT_REGION_HOT_BIT) && count >= from &&
+	return (rec & PGHOT_REGION_HOT_BIT) &&
+	       left >= pages - (pages >> PGHOT_REGION_REST_SHIFT) &&
 	       count < PGHOT_REGION_COUNT_MAX &&
-	       !((count - from) % PGHOT_REGION_MIN_SAMPLES);
+	       !(count % PGHOT_REGION_MIN_SAMPLES);
 }
 
 /**

@@ -184,10 +184,21 @@ static inline u32 pghot_region_count(u64 rec)
 /* Fewer samples than this in a window say nothing about a region. */
 #define PGHOT_REGION_MIN_SAMPLES	16
 /*
- * A hot region whose samples have reached all but 1/2^this of its pages
- * may have its last pages promoted unsampled, see pghot_region_rest_due().
+ * A hot region all but 1/2^this of whose pages have left it for the top
+ * tier may have its last pages promoted unsampled, see
+ * pghot_region_rest_due().
  */
 #define PGHOT_REGION_REST_SHIFT		4
+
+/*
+ * The pages kmigrated took out of a region for promotion in the region's
+ * present window: what the rest step goes by (samples cannot tell: a page
+ * that stays is sampled again and again). 64 bits: from bit 0 the 40-bit
+ * opening time of the region window they were counted in, as in the
+ * region record, and above it the pages (saturating). A count from
+ * another window counts as none.
+ */
+#define PGHOT_REGION_LEFT_MAX		((1U << 24) - 1)
 
 /*
  * A node's reference: the rate at which the samples of its regions found
@@ -235,7 +246,9 @@ u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
 		     unsigned long half_life);
 unsigned int pghot_region_threshold(unsigned int threshold,
 				    enum pghot_region_verdict verdict);
-bool pghot_region_rest_due(u64 rec, unsigned int pages);
+u64 pghot_region_left_add(u64 left, u64 rec, unsigned int nr);
+u32 pghot_region_left_count(u64 left, u64 rec);
+bool pghot_region_rest_due(u64 rec, u32 left, unsigned int pages);
 
 /* The rule's tunables, see Documentation/admin-guide/mm/pghot.rst. */
 extern unsigned int pghot_freq_threshold;

@@ -625,37 +625,72 @@ static void pghot_test_region_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_BELOW), 7U);
 }
 
-/* When a hot region's last pages are looked for. */
+/* When a hot region's last pages are looked for: by the pages that left. */
 static void pghot_test_region_rest(struct kunit *test)
 {
 	const unsigned int pages = 512, from = 512 - 32;
 	u64 hot = PGHOT_REGION_HOT_BIT | 12345;
-	unsigned int c;
+	unsigned int c, left;
 
 #define REC(flags, count)	((flags) | (u64)(count) << PGHOT_REGION_TIME_BITS)
-	/* Not hot: never, whatever the count. */
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, from), pages));
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, pages), pages));
-	/* Hot: at all but 1/16 of the pages, then every 16 samples. */
-	for (c = 0; c < from; c++)
-		KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, c), pages));
-	for (c = from; c < from + 64; c++)
-		KUNIT_EXPECT_EQ(test, pghot_region_rest_due(REC(hot, c), pages),
-				(c - from) % PGHOT_REGION_MIN_SAMPLES == 0);
+	/* Not hot: never, whatever left. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, 512), pages, pages));
+	/* Hot: once all but 1/16 of the pages left, every 16th sample. */
+	for (left = 0; left < from; left++)
+		KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 512), left, pages));
+	for (c = 1; c < 200; c++)
+		KUNIT_EXPECT_EQ(test, pghot_region_rest_due(REC(hot, c), from, pages),
+				c % PGHOT_REGION_MIN_SAMPLES == 0);
+	/*
+	 * However many samples: 496 on one page of a region from which one
+	 * page left are no evidence for the others.
+	 */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 496), 1, pages));
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 4096), from - 1, pages));
 	/* The seen bit changes nothing. */
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot | PGHOT_REGION_SEEN_BIT,
-							  from), pages));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot | PGHOT_REGION_SEEN_BIT, 32),
+						      pages, pages));
 	/* A saturated count says nothing any more. */
 	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, PGHOT_REGION_COUNT_MAX),
-						       pages));
+						       pages, pages));
 	/* Small regions (a memory section smaller than 2 MiB): 16 pages. */
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 14), 16));
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 15), 16));
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 31), 16));
-	/* Fewer pages than 16: from all of them on. */
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 7), 8));
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 8), 8));
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 14, 16));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 15, 16));
+	/* Fewer pages than 16: all of them. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 7, 8));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 8, 8));
 #undef REC
+}
+
+/* Pages that left a region count in the window they left in only. */
+static void pghot_test_region_left(struct kunit *test)
+{
+	u64 rec = 12345 | (u64)20 << PGHOT_REGION_TIME_BITS, left = 0;
+	u64 next = 67890 | (u64)1 << PGHOT_REGION_TIME_BITS;
+
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 0U);
+	left = pghot_region_left_add(left, rec, 1);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 1U);
+	left = pghot_region_left_add(left, rec, 512);	/* a THP */
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 513U);
+	/* The region's samples do not move it. */
+	rec += (u64)100 << PGHOT_REGION_TIME_BITS;
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 513U);
+	/* A new window: none, and counting starts again. */
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), 0U);
+	left = pghot_region_left_add(left, next, 3);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), 3U);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 0U);
+	/* Saturating. */
+	left = pghot_region_left_add(left, next, UINT_MAX);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), PGHOT_REGION_LEFT_MAX);
+	left = pghot_region_left_add(left, next, 1);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), PGHOT_REGION_LEFT_MAX);
+	/* The 40-bit time wraps with the region record's. */
+	rec = PGHOT_REGION_TIME_MASK | (u64)5 << PGHOT_REGION_TIME_BITS;
+	left = pghot_region_left_add(0, rec, 2);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, 0), 0U);
 }
 
 static struct kunit_case pghot_rule_test_cases[] = {
@@ -680,6 +715,7 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE(pghot_test_ref_update),
 	KUNIT_CASE(pghot_test_region_threshold),
 	KUNIT_CASE(pghot_test_region_rest),
+	KUNIT_CASE(pghot_test_region_left),
 	{}
 };
 

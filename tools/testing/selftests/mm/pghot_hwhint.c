@@ -22,9 +22,14 @@
  *               absolute bar) are not hot; after a reset, more samples
  *               make them hot and promote their sampled pages only.
  * region_rest:  at freq_threshold=1, whole regions sampled on all but their
- *               last 16 pages are promoted whole (their last pages made
- *               ready by the region); regions sampled on every other page
- *               keep their unsampled half.
+ *               last 16 pages, the last 16 sampled after the others left,
+ *               are promoted whole (their last pages made ready by the
+ *               region); regions sampled on every other page keep their
+ *               unsampled half.
+ * region_one_page: 600 samples on one page (bound to its node, so it
+ *               stays) of a 32-page owner with 8 or more pages in the
+ *               region make no other page ready: samples of a page that
+ *               is still there are no evidence for the rest step.
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
@@ -682,6 +687,15 @@ TEST_F_TIMEOUT(hwhint, region_ref, HWHINT_TEST_TIMEOUT_S)
 }
 
 #define REST_UNSAMPLED		16	/* of a region's 512 pages */
+#define REST_SAMPLED2		16	/* sampled once the others left */
+#define REST_WINDOW_MS		"20000"
+#define REST_WINDOW_S		20
+/* region_one_page: one page of a small owner sampled over and over. */
+#define ONE_OWNER		32
+#define ONE_SAMPLES		600	/* passes 480, 496, 512, ... */
+#define ONE_MIN			8	/* of them in page 0's region */
+#define ONE_TRIES		8
+#define KPF_LRU_BIT		5	/* in /proc/kpageflags */
 
 static void region_rest_from(struct __test_metadata *_metadata,
 			     struct hw_buf *hw, int nid)
@@ -694,13 +708,33 @@ static void region_rest_from(struct __test_metadata *_metadata,
 	ref_place(_metadata, hw, nid, &g);
 	ASSERT_GE(g.regions[0], 1UL);
 	ASSERT_GE(g.regions[1], 1UL);
-	/* Windows earlier tests opened on this memory are closed. */
-	sleep(REF_WINDOW_S);
+	/*
+	 * A window long enough for the first pages to leave before the last
+	 * samples come; those earlier tests opened on this memory closed.
+	 */
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REST_WINDOW_MS), 0);
+	sleep(REST_WINDOW_S);
 
+	/*
+	 * A: all but the last REST_SAMPLED2 + REST_UNSAMPLED pages of each
+	 * region first; then, once those have left, REST_SAMPLED2 more, whose
+	 * samples find all but 1/16 of the region gone. B: every other page.
+	 */
 	ready0 = vmstat("pghot_region_ready");
-	ref_inject_below(_metadata, hw, &g, 0, 1, 0, per - REST_UNSAMPLED);
+	ref_inject_below(_metadata, hw, &g, 0, 1, 0,
+			 per - REST_UNSAMPLED - REST_SAMPLED2);
 	ref_inject(_metadata, hw, &g, 1, 2, 0);
 	half_b = g.nr[1] / 2;
+	do {
+		usleep(200 * 1000);
+		top_a = ref_top(_metadata, hw, &g, 0);
+	} while (!progress_done(&p, top_a, g.nr[0] - g.regions[0] *
+				(REST_UNSAMPLED + REST_SAMPLED2), PROMOTE_STALL_S));
+	TH_LOG("node %d: A: %lu of %lu up before the last samples", nid, top_a,
+	       g.nr[0]);
+	ref_inject_below(_metadata, hw, &g, 0, 1, per - REST_UNSAMPLED -
+			 REST_SAMPLED2, per - REST_UNSAMPLED);
+	memset(&p, 0, sizeof(p));
 	do {
 		usleep(200 * 1000);
 		top_a = ref_top(_metadata, hw, &g, 0);
@@ -728,6 +762,125 @@ TEST_F_TIMEOUT(hwhint, region_rest, HWHINT_TEST_TIMEOUT_S)
 
 	for (i = 0; i < self->topo->nr_lower; i++)
 		region_rest_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/*
+ * The LRU pages in the 2 MiB region of @pfn that are not in @pfns[0..@nr),
+ * from /proc/kpageflags; -1 if it cannot be read.
+ */
+static long region_others(unsigned long pfn, const unsigned long *pfns,
+			  unsigned long nr)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long start = pfn / per * per, p, i;
+	uint64_t flags;
+	long others = 0;
+	int fd = open("/proc/kpageflags", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	for (p = start; p < start + per; p++) {
+		if (pread(fd, &flags, sizeof(flags), p * sizeof(flags)) != sizeof(flags)) {
+			others = -1;
+			break;
+		}
+		if (!(flags & (1ULL << KPF_LRU_BIT)))
+			continue;
+		for (i = 0; i < nr && pfns[i] != p; i++)
+			;
+		others += i == nr;
+	}
+	close(fd);
+	return others;
+}
+
+/* Bind @rg's pages, in place, to node @nid: promotion is forbidden. */
+static int bind_to(const struct region *rg, int nid)
+{
+	struct bitmask *mask = numa_allocate_nodemask();
+	int ret;
+
+	if (!mask)
+		return -1;
+	numa_bitmask_setbit(mask, nid);
+	ret = mbind(rg->buf, rg->size, MPOL_BIND, mask->maskp, mask->size + 1, 0);
+	numa_free_nodemask(mask);
+	return ret;
+}
+
+static void region_one_page_from(struct __test_metadata *_metadata,
+				 struct hw_buf *hw, int nid)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long *pfns, i, mine = 0, up, ready0, hot0, policy0;
+	long others = -1;
+	int try;
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
+	/*
+	 * ONE_OWNER pages, at least ONE_MIN of them in the sampled page's
+	 * region, with no more pages of others there than the rest step
+	 * allows: the shape in which counting samples as pages gone made
+	 * the owner's other pages in the region ready.
+	 */
+	for (try = 0; try < ONE_TRIES; try++) {
+		place(_metadata, hw, ONE_OWNER * getpagesize(), nid);
+		for (i = 0, mine = 0; i < hw->rg.nr; i++)
+			mine += hw->pfns[i] / per == hw->pfns[0] / per;
+		others = region_others(hw->pfns[0], hw->pfns, hw->rg.nr);
+		if (mine >= ONE_MIN && others >= 0 &&
+		    others <= (long)(per >> 4))
+			break;
+		unplace(hw);
+	}
+	ASSERT_LT(try, ONE_TRIES)
+		TH_LOG("node %d: no region with %d of ours, few others (%lu, %ld)",
+		       nid, ONE_MIN, mine, others);
+	/*
+	 * Bound to its node: kmigrated refuses the sampled page (policy) and
+	 * it stays, sampled again and again, as a rate-limited, pinned or
+	 * held page would.
+	 */
+	ASSERT_EQ(bind_to(&hw->rg, nid), 0);
+	/* The windows earlier tests opened on this memory are closed. */
+	sleep(REF_WINDOW_S);
+
+	pfns = calloc(ONE_SAMPLES, sizeof(*pfns));
+	ASSERT_NE(pfns, NULL);
+	for (i = 0; i < ONE_SAMPLES; i++)
+		pfns[i] = hw->pfns[0];
+	ready0 = vmstat("pghot_region_ready");
+	hot0 = vmstat("pghot_region_hot");
+	policy0 = vmstat("pghot_promote_policy");
+	ASSERT_EQ(inject_pfns(pfns, ONE_SAMPLES, -1), 0)
+		TH_LOG("inject: %s", strerror(errno));
+	free(pfns);
+	sleep(SETTLE_S);
+	up = promoted(_metadata, hw);
+	TH_LOG("node %d: %d samples on 1 of %lu pages (%lu in its region, %ld others)",
+	       nid, ONE_SAMPLES, hw->rg.nr, mine, others);
+	TH_LOG("node %d: %lu up; region hot +%lu, region_ready +%lu", nid, up,
+	       vmstat("pghot_region_hot") - hot0,
+	       vmstat("pghot_region_ready") - ready0);
+	/* The sampled page was taken and refused; the region was hot. */
+	EXPECT_GE(vmstat("pghot_promote_policy") - policy0, 1UL);
+	EXPECT_GE(vmstat("pghot_region_hot") - hot0, 1UL);
+	/* No other page made ready: none of them was sampled. */
+	EXPECT_EQ(vmstat("pghot_region_ready") - ready0, 0UL);
+	EXPECT_EQ(up, 0UL);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region_one_page, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_one_page_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 static void source_off_from(struct __test_metadata *_metadata,
