@@ -42,8 +42,8 @@ COUNTERS = [
 ]
 DEMOTIONS = ["pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
              "pgdemote_proactive"]
-CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C4-t1", "C5", "C6", "P1", "P2", "A1",
-                "A2", "S1", "S2"]
+CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C4-t1", "C5", "C6", "P1", "P2", "L1",
+                "L2", "A1", "A2", "S1", "S2"]
 # Hints no sampler delivers: every hot page reported every second.
 ORACLE = {"C5", "C6"}
 # The goals where the top tier cannot hold the hot set (SPEC): pghot's

@@ -14,16 +14,16 @@
 #   sampled (the emulator's sampler feeds the promotion and precision
 #   shapes): DEMO_SAMPLED_DENSITIES='0.07 0.0175 0.28' (samples per hot
 #   page per s; the first is the reference), DEMO_SAMPLED_PAGE_DENSITIES=
-#   0.07 (where the rows to compare, P1/P2 and A1/A2, run too),
+#   0.07 (where the rows to compare, P1/P2, L1/L2 and A1/A2, run too),
 #   DEMO_SAMPLED_OTHER_REPS (runs at the other densities, default
-#   DEMO_REPS), DEMO_SAMPLED_CONFIGS ('P1 P2 A1 A2 S1 S2'),
+#   DEMO_REPS), DEMO_SAMPLED_CONFIGS ('P1 P2 L1 L2 A1 A2 S1 S2'),
 #   DEMO_SAMPLED_MB=64,
 #   DEMO_WARM_RATIO=10, DEMO_SAMPLED_DURATION=60, DEMO_SAMPLED_BLOCKS=1
 #   (each set in 2 MiB blocks of its own; 0: as the allocator places it),
 #   DEMO_SAMPLED_LAYOUTS='interleave sparse alloc skewed' (pghot-bench
 #   --layout, skewed: --zipf DEMO_SAMPLED_ZIPF=1; each its own scenario,
 #   at the first density) with
-#   DEMO_SAMPLED_LAYOUT_CONFIGS='P1 P2 S1 S2'
+#   DEMO_SAMPLED_LAYOUT_CONFIGS='P1 P2 L1 L2 S1 S2'
 #   latency (emulated CXL box): DEMO_LATENCY_DURATION=30
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
 #   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
@@ -88,13 +88,13 @@ demo_boot_once() {	# scenarios vmdir [vm.sh environment...]
 		 DEMO_SAMPLED_DENSITIES='${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}' \
 		 DEMO_SAMPLED_PAGE_DENSITIES='${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}' \
 		 DEMO_SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-${DEMO_REPS:-3}} \
-		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}' \
+		 DEMO_SAMPLED_CONFIGS='${DEMO_SAMPLED_CONFIGS:-P1 P2 L1 L2 A1 A2 S1 S2}' \
 		 DEMO_SAMPLED_MB=${DEMO_SAMPLED_MB:-64} DEMO_WARM_RATIO=${DEMO_WARM_RATIO:-10} \
 		 DEMO_SAMPLED_DURATION=${DEMO_SAMPLED_DURATION:-60} \
 		 DEMO_SAMPLED_BLOCKS=${DEMO_SAMPLED_BLOCKS:-1} \
 		 DEMO_SAMPLED_LAYOUTS='${DEMO_SAMPLED_LAYOUTS-interleave sparse alloc skewed}' \
 		 DEMO_SAMPLED_ZIPF=${DEMO_SAMPLED_ZIPF:-1} \
-		 DEMO_SAMPLED_LAYOUT_CONFIGS='${DEMO_SAMPLED_LAYOUT_CONFIGS:-P1 P2 S1 S2}' \
+		 DEMO_SAMPLED_LAYOUT_CONFIGS='${DEMO_SAMPLED_LAYOUT_CONFIGS:-P1 P2 L1 L2 S1 S2}' \
 		 DEMO_SCENARIOS='$list' tooling/guest-demo.sh"
 }
 [ -z "$small" ] || demo_boot "$small" "$OUT/vm-demo"

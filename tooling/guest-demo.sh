@@ -30,11 +30,14 @@
 #   P1/P2  the same, regions off (hwhint_region_ms=0): each page judged on
 #       its own samples, the rule of the published IBS results; at
 #       DEMO_SAMPLED_PAGE_DENSITIES only
+#   L1/L2  P1/P2 with a page window as long as the region window
+#       (promote_window_ms=60000): each page on its own samples of the
+#       last minute, the fair baseline for S1/S2; where P1/P2 run
 #   A1/A2  the same, regions on but no reference (hwhint_region_ref=0):
 #       the absolute bar only, to compare; where P1/P2 run
 # Densities other than the first of DEMO_SAMPLED_DENSITIES run
 # DEMO_SAMPLED_OTHER_REPS times (default DEMO_REPS); DEMO_SAMPLED_CONFIGS
-# (default 'P1 P2 A1 A2 S1 S2') picks configurations. The sets are placed
+# (default 'P1 P2 L1 L2 A1 A2 S1 S2') picks configurations. The sets are placed
 # in 2 MiB blocks of their own, as on memory nothing used before (the
 # layout of the published runs' fresh allocations); the runs before would
 # otherwise decide how the hot and warm sets share regions (measured: 3%
@@ -44,7 +47,7 @@
 # layouts a rule that judges 2 MiB regions was not built for, each shape
 # under its own scenario name (precision-interleave, ...), at the first
 # density only, configurations DEMO_SAMPLED_LAYOUT_CONFIGS (default
-# 'P1 P2 S1 S2'); skewed: a Zipf-like hot set (DEMO_SAMPLED_ZIPF=1).
+# 'P1 P2 L1 L2 S1 S2'); skewed: a Zipf-like hot set (DEMO_SAMPLED_ZIPF=1).
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/out/selftests/pghot-bench
@@ -115,7 +118,7 @@ SAMPLED_R0=2000
 SAMPLED_DENSITIES=${DEMO_SAMPLED_DENSITIES:-0.07 0.0175 0.28}
 SAMPLED_PAGE_DENSITIES=${DEMO_SAMPLED_PAGE_DENSITIES:-0.07}
 SAMPLED_OTHER_REPS=${DEMO_SAMPLED_OTHER_REPS:-$DEMO_REPS}
-SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 A1 A2 S1 S2}
+SAMPLED_CONFIGS=${DEMO_SAMPLED_CONFIGS:-P1 P2 L1 L2 A1 A2 S1 S2}
 # Each set in 2 MiB blocks of its own (pghot-bench --layout blocks), the
 # same in every run; 0: wherever the free lists left by the runs before
 # put them (--layout alloc).
@@ -127,7 +130,9 @@ SAMPLED_BLOCKS=${DEMO_SAMPLED_BLOCKS:-1}
 # (pghot-bench --zipf SAMPLED_ZIPF).
 SAMPLED_LAYOUTS=${DEMO_SAMPLED_LAYOUTS-interleave sparse alloc skewed}
 SAMPLED_ZIPF=${DEMO_SAMPLED_ZIPF:-1}
-SAMPLED_LAYOUT_CONFIGS=${DEMO_SAMPLED_LAYOUT_CONFIGS:-P1 P2 S1 S2}
+# L1/L2: the page window as long as the region window S1/S2 run with.
+SAMPLED_LONG_WINDOW_MS=60000
+SAMPLED_LAYOUT_CONFIGS=${DEMO_SAMPLED_LAYOUT_CONFIGS:-P1 P2 L1 L2 S1 S2}
 
 # The sampled shapes: promotion and precision in 2 MiB blocks, then each
 # of SAMPLED_LAYOUTS.
@@ -308,7 +313,7 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))
 						"$SAMPLED_R0" "$d0" "$dens")
 					configs="S1 S2"
 					case " $SAMPLED_PAGE_DENSITIES " in
-					*" $dens "*) configs="P1 P2 A1 A2 S1 S2" ;;
+					*" $dens "*) configs="P1 P2 L1 L2 A1 A2 S1 S2" ;;
 					esac
 					[ "$shape" = "${shape%%-*}" ] ||
 						configs=$SAMPLED_LAYOUT_CONFIGS
@@ -320,6 +325,8 @@ print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))
 						config C5 ${c#?}
 						case $c in
 						P?) w $D/hwhint_region_ms 0 ;;
+						L?) w $D/hwhint_region_ms 0
+						    w $D/promote_window_ms "$SAMPLED_LONG_WINDOW_MS" ;;
 						A?) w $D/hwhint_region_ref 0 ;;
 						esac
 						sampled_run $shape "$c-d$dens" "$r" "$rate" \
