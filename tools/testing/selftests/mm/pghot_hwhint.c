@@ -794,20 +794,6 @@ static long region_others(unsigned long pfn, const unsigned long *pfns,
 	return others;
 }
 
-/* Bind @rg's pages, in place, to node @nid: promotion is forbidden. */
-static int bind_to(const struct region *rg, int nid)
-{
-	struct bitmask *mask = numa_allocate_nodemask();
-	int ret;
-
-	if (!mask)
-		return -1;
-	numa_bitmask_setbit(mask, nid);
-	ret = mbind(rg->buf, rg->size, MPOL_BIND, mask->maskp, mask->size + 1, 0);
-	numa_free_nodemask(mask);
-	return ret;
-}
-
 static void region_one_page_from(struct __test_metadata *_metadata,
 				 struct hw_buf *hw, int nid)
 {
@@ -845,7 +831,7 @@ static void region_one_page_from(struct __test_metadata *_metadata,
 	 * it stays, sampled again and again, as a rate-limited, pinned or
 	 * held page would.
 	 */
-	ASSERT_EQ(bind_to(&hw->rg, nid), 0);
+	ASSERT_EQ(bind_region(&hw->rg, nid), 0);
 	/* The windows earlier tests opened on this memory are closed. */
 	sleep(REF_WINDOW_S);
 

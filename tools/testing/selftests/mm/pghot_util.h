@@ -603,11 +603,8 @@ static inline int drain_lru(const struct region *rg, int nid)
 	return ret < 0 ? -1 : 0;
 }
 
-/*
- * Fault the region in on node @nid, then drop the policy again: NUMA
- * balancing never scans an MPOL_BIND range. The pages end on the LRU.
- */
-static inline int place_on_node(struct region *rg, int nid)
+/* Bind @rg's range to node @nid (MPOL_BIND, pages already there stay). */
+static inline int bind_region(const struct region *rg, int nid)
 {
 	struct bitmask *mask = numa_allocate_nodemask();
 	int ret;
@@ -617,7 +614,16 @@ static inline int place_on_node(struct region *rg, int nid)
 	numa_bitmask_setbit(mask, nid);
 	ret = mbind(rg->buf, rg->size, MPOL_BIND, mask->maskp, mask->size + 1, 0);
 	numa_free_nodemask(mask);
-	if (ret)
+	return ret;
+}
+
+/*
+ * Fault the region in on node @nid, then drop the policy again: NUMA
+ * balancing never scans an MPOL_BIND range. The pages end on the LRU.
+ */
+static inline int place_on_node(struct region *rg, int nid)
+{
+	if (bind_region(rg, nid))
 		return -1;
 	rg->nid = nid;
 	touch_region(rg);
