@@ -101,7 +101,7 @@ void __pghot_folio_demoted(struct folio *src, struct folio *dst);
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
 int pghot_hwhint_register(struct pghot_hwhint_provider *p);
 void pghot_hwhint_unregister(struct pghot_hwhint_provider *p);
-void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
+int pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled);
 
 struct dentry *pghot_debugfs_dir(void);
 

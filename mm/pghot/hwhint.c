@@ -16,10 +16,11 @@
  * counts it. A CPU that goes offline has its ring drained by the CPU that
  * takes it down.
  *
- * The rings are allocated when the first provider registers (the debug
- * injector counts as one), so a kernel whose hardware has nothing to
- * report pays nothing for them. NMI handlers may be using them at any
- * time, so they are never freed.
+ * The rings are allocated when the first provider starts sampling (the
+ * debug injector counts as one, on its first write), so a kernel whose
+ * hardware has nothing to report, or whose provider is never armed, pays
+ * nothing for them; under pghot_mode=off no provider registers. NMI
+ * handlers may be using them at any time, so they are never freed.
  *
  * The core knows nothing about any provider. Providers register a struct
  * pghot_hwhint_provider (listed in debugfs stats, disabled on removal) and
@@ -101,7 +102,12 @@ struct pghot_hwhint {
 	void (*consume)(const u64 *samples, unsigned int nr,
 			unsigned long dropped);
 	struct list_head providers;
-	struct mutex lock;		/* providers and ring allocation */
+	struct mutex lock;		/* providers */
+	/*
+	 * Ring allocation, from a provider's knob: under the provider's own
+	 * lock, which its ->show() takes under @lock.
+	 */
+	struct mutex rings_lock;
 };
 
 static void pghot_hwhint_record(const u64 *samples, unsigned int nr,
@@ -111,6 +117,7 @@ static struct pghot_hwhint pghot_hwhint = {
 	.consume = pghot_hwhint_record,
 	.providers = LIST_HEAD_INIT(pghot_hwhint.providers),
 	.lock = __MUTEX_INITIALIZER(pghot_hwhint.lock),
+	.rings_lock = __MUTEX_INITIALIZER(pghot_hwhint.rings_lock),
 };
 
 /* Pack a sample; false if @pfn or @nid does not fit. */
@@ -412,30 +419,39 @@ pghot_hwhint_rings_alloc(struct pghot_hwhint *hw)
 	return rings;
 }
 
-static int __pghot_hwhint_register(struct pghot_hwhint *hw,
-				   struct pghot_hwhint_provider *p)
+static void __pghot_hwhint_register(struct pghot_hwhint *hw,
+				    struct pghot_hwhint_provider *p)
+{
+	mutex_lock(&hw->lock);
+	p->enabled = false;
+	list_add_tail(&p->list, &hw->providers);
+	mutex_unlock(&hw->lock);
+}
+
+static int __pghot_hwhint_set_state(struct pghot_hwhint *hw,
+				    struct pghot_hwhint_provider *p,
+				    bool enabled)
 {
 	int ret = 0;
 
-	mutex_lock(&hw->lock);
-	if (!hw->rings) {
+	mutex_lock(&hw->rings_lock);
+	if (enabled && !hw->rings) {
 		struct pghot_hwhint_ring __percpu *rings;
 
 		rings = pghot_hwhint_rings_alloc(hw);
 		if (!rings) {
 			ret = -ENOMEM;
-			goto out;
+			enabled = false;
+		} else {
+			/*
+			 * Reporters see the rings only once they are set up:
+			 * pairs with the acquire in pghot_hwhint_rings().
+			 */
+			smp_store_release(&hw->rings, rings);
 		}
-		/*
-		 * Reporters see the rings only once they are set up: pairs
-		 * with the acquire in pghot_hwhint_rings().
-		 */
-		smp_store_release(&hw->rings, rings);
 	}
-	p->enabled = false;
-	list_add_tail(&p->list, &hw->providers);
-out:
-	mutex_unlock(&hw->lock);
+	WRITE_ONCE(p->enabled, enabled);
+	mutex_unlock(&hw->rings_lock);
 	return ret;
 }
 
@@ -455,16 +471,19 @@ static void __pghot_hwhint_unregister(struct pghot_hwhint *hw,
  * pghot_hwhint_register - make a hardware hint provider known to pghot
  * @p: the provider; ->name must be set, ->disable and ->show may be NULL
  *
- * The first registration allocates the per-CPU rings. The provider arms
- * its sampling itself (typically from its own debugfs knob, with
- * pghot_hwhint_set_state() telling pghot) and reports with
- * pghot_hwhint_report(). Process context.
+ * The provider arms its sampling itself (typically from its own debugfs
+ * knob), calling pghot_hwhint_set_state() before it arms and after it
+ * disarms, and reports with pghot_hwhint_report(). Process context.
  *
- * Return: 0, or -ENOMEM if the rings could not be allocated.
+ * Return: 0, or -ENODEV if pghot is off (pghot_mode=off): then the
+ * provider should leave no trace (no knobs, no sampling).
  */
 int pghot_hwhint_register(struct pghot_hwhint_provider *p)
 {
-	return __pghot_hwhint_register(&pghot_hwhint, p);
+	if (pghot_off)
+		return -ENODEV;
+	__pghot_hwhint_register(&pghot_hwhint, p);
+	return 0;
 }
 
 /**
@@ -479,13 +498,21 @@ void pghot_hwhint_unregister(struct pghot_hwhint_provider *p)
 }
 
 /**
- * pghot_hwhint_set_state - record whether a provider is sampling
+ * pghot_hwhint_set_state - record whether a provider samples
  * @p: a registered provider
- * @enabled: its state
+ * @enabled: true before it arms its sampling, false once it has disarmed
+ *
+ * The first provider to start allocates the per-CPU rings, so that they
+ * are there for its first sample. Process context.
+ *
+ * Return: 0; for @enabled, -ENODEV if pghot is off or -ENOMEM if the rings
+ * could not be allocated: the provider must then not arm.
  */
-void pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled)
+int pghot_hwhint_set_state(struct pghot_hwhint_provider *p, bool enabled)
 {
-	WRITE_ONCE(p->enabled, enabled);
+	if (enabled && pghot_off)
+		return -ENODEV;
+	return __pghot_hwhint_set_state(&pghot_hwhint, p, enabled);
 }
 
 static void __pghot_hwhint_show(struct pghot_hwhint *hw, struct seq_file *m)

@@ -51,8 +51,11 @@ static int pghot_inject_register(void)
 	if (!registered) {
 		ret = pghot_hwhint_register(&pghot_inject_provider);
 		if (!ret) {
-			pghot_hwhint_set_state(&pghot_inject_provider, true);
-			registered = true;
+			ret = pghot_hwhint_set_state(&pghot_inject_provider, true);
+			if (ret)
+				pghot_hwhint_unregister(&pghot_inject_provider);
+			else
+				registered = true;
 		}
 	}
 	mutex_unlock(&lock);

@@ -64,6 +64,7 @@ static void pghot_test_hw_init(struct pghot_hwhint *hw)
 	hw->consume = pghot_test_consume;
 	INIT_LIST_HEAD(&hw->providers);
 	mutex_init(&hw->lock);
+	mutex_init(&hw->rings_lock);
 }
 
 /* Free a private set's rings once nothing can run on them any more. */
@@ -237,12 +238,25 @@ static void pghot_test_register(struct kunit *test)
 	pghot_test_hw_init(&hw);
 	/* No provider, no rings: a report is refused, nothing allocated. */
 	KUNIT_EXPECT_NULL(test, pghot_hwhint_this_ring(&hw));
-	if (__pghot_hwhint_register(&hw, &pghot_test_provider))
+	/* A provider that is not sampling costs no rings either. */
+	__pghot_hwhint_register(&hw, &pghot_test_provider);
+	KUNIT_EXPECT_NULL(test, pghot_hwhint_this_ring(&hw));
+	KUNIT_EXPECT_FALSE(test, pghot_test_provider.enabled);
+	/* The first to start allocates them. */
+	if (__pghot_hwhint_set_state(&hw, &pghot_test_provider, true))
 		kunit_skip(test, "no memory for the rings");
+	KUNIT_EXPECT_TRUE(test, pghot_test_provider.enabled);
 	rings = hw.rings;
 	KUNIT_ASSERT_TRUE(test, !!rings);
 	/* A second provider shares them. */
-	KUNIT_ASSERT_EQ(test, __pghot_hwhint_register(&hw, &pghot_test_provider2), 0);
+	__pghot_hwhint_register(&hw, &pghot_test_provider2);
+	KUNIT_ASSERT_EQ(test, __pghot_hwhint_set_state(&hw, &pghot_test_provider2,
+						       true), 0);
+	KUNIT_EXPECT_TRUE(test, hw.rings == rings);
+	/* Stopping keeps them (NMI handlers may be inside). */
+	KUNIT_EXPECT_EQ(test, __pghot_hwhint_set_state(&hw, &pghot_test_provider2,
+						       false), 0);
+	KUNIT_EXPECT_FALSE(test, pghot_test_provider2.enabled);
 	KUNIT_EXPECT_TRUE(test, hw.rings == rings);
 
 	/* Samples reach the consumer through the irq_work and the work. */

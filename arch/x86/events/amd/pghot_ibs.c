@@ -9,8 +9,10 @@
  * handler, in NMI context, keeps loads served by DRAM or by CXL memory
  * (extension memory) and stores that missed every cache, to user
  * addresses, and hands their page to pghot through pghot_hwhint_report().
- * Loads from the local DRAM of a top-tier node are dropped right there:
- * pghot does not track top-tier pages.
+ * Samples of pages on a top-tier node are dropped right there: pghot does
+ * not track top-tier pages. The page's node decides, not the data source:
+ * IBS calls DRAM "local" by the fabric, so CPU-less lower-tier DRAM on the
+ * sampling CPU's socket (dax/kmem) reads as local DRAM.
  *
  * Knobs in /sys/kernel/debug/pghot/ibs/: enabled, period, l3miss_only and
  * user_only; the directory exists only where the CPU has IBS op sampling.
@@ -35,6 +37,7 @@
 #include <linux/pghot.h>
 #include <linux/processor.h>
 #include <linux/seq_file.h>
+#include <linux/suspend.h>
 #include <linux/uaccess.h>
 
 #include <asm/amd/ibs.h>
@@ -80,10 +83,37 @@ struct pghot_ibs_filter {
 	bool l3miss;		/* the hardware tags only ops that miss L3 */
 };
 
-/* One CPU's event, or why it has none. */
+/* What became of one CPU's samples since sampling was armed. */
+enum pghot_ibs_count {
+	PGHOT_IBS_N_SAMPLES,	/* every sample */
+	PGHOT_IBS_N_DRAM,	/* kept: loads DRAM served */
+	PGHOT_IBS_N_CXL,	/* kept: loads CXL memory served */
+	PGHOT_IBS_N_STORES,	/* kept: stores that missed the caches */
+	PGHOT_IBS_N_REPORTED,	/* kept, of a lower-tier page: to pghot */
+	PGHOT_IBS_N_UNTRACKED,	/* kept, of a top-tier or unknown page */
+	PGHOT_IBS_N_REJECTED,	/* no hint: cache, IO, kernel op, no address */
+	PGHOT_IBS_N_GUEST,	/* taken while a guest ran */
+	PGHOT_IBS_N_SOURCE_OFF,	/* enabled_sources lacked 0x2 */
+	PGHOT_IBS_NR_COUNTS
+};
+
+static const char * const pghot_ibs_count_names[] = {
+	[PGHOT_IBS_N_SAMPLES] = "samples",
+	[PGHOT_IBS_N_DRAM] = "dram",
+	[PGHOT_IBS_N_CXL] = "cxl",
+	[PGHOT_IBS_N_STORES] = "stores",
+	[PGHOT_IBS_N_REPORTED] = "reported",
+	[PGHOT_IBS_N_UNTRACKED] = "untracked",
+	[PGHOT_IBS_N_REJECTED] = "rejected",
+	[PGHOT_IBS_N_GUEST] = "guest",
+	[PGHOT_IBS_N_SOURCE_OFF] = "source_off",
+};
+
+/* One CPU's event, or why it has none, and its counts. */
 struct pghot_ibs_cpu {
 	struct perf_event *event;
 	int err;
+	unsigned long n[PGHOT_IBS_NR_COUNTS];	/* written by this CPU's NMI */
 };
 
 static DEFINE_MUTEX(pghot_ibs_lock);
@@ -157,32 +187,74 @@ static enum pghot_ibs_class pghot_ibs_classify(const struct perf_sample_data *da
  * pghot_ibs_judge - what the NMI handler does with a sample
  * @data: the sample as the IBS driver decoded it
  * @user: the sampled op ran in user mode
+ * @guest: the sample was taken while a guest ran (perf_guest_state())
  * @f: the filter sampling was armed with
  * @src_on: the hardware hint source is enabled
- * @nid: node of the sampling CPU
+ * @page_nid: node of the sampled page, NUMA_NO_NODE if it is not online
+ *	memory
  * @report: set when the sample goes to pghot
  *
- * Nothing is reported while the source is off: pghot would drop it, after
- * it took a place in the ring. A load from the local DRAM of a top-tier
- * node touched a top-tier page, which pghot does not track.
+ * Nothing is reported while the source is off (pghot would drop it, after
+ * it took a place in the ring), nor a sample of a page that pghot does not
+ * track: one on a top-tier node or not in online memory. The page's node
+ * decides, whatever the data source says: "local DRAM" is local to the
+ * fabric, and CPU-less lower-tier DRAM on the sampling CPU's socket
+ * (dax/kmem) is local DRAM to IBS. IBS cannot leave guests out: a sample
+ * taken in a guest is rejected, as nothing says its physical address is a
+ * host one.
  *
  * Return: the sample's class, for the counters.
  */
 static enum pghot_ibs_class pghot_ibs_judge(const struct perf_sample_data *data,
-					    bool user,
+					    bool user, bool guest,
 					    const struct pghot_ibs_filter *f,
-					    bool src_on, int nid, bool *report)
+					    bool src_on, int page_nid,
+					    bool *report)
 {
 	enum pghot_ibs_class class;
 
 	*report = false;
-	if (!src_on)
+	if (!src_on || guest)
 		return PGHOT_IBS_REJECT;
 	class = pghot_ibs_classify(data, user, f);
 	if (class == PGHOT_IBS_REJECT)
 		return class;
-	*report = class != PGHOT_IBS_DRAM_LOCAL || !node_is_toptier(nid);
+	*report = page_nid != NUMA_NO_NODE && !node_is_toptier(page_nid);
 	return class;
+}
+
+/*
+ * The node of the page at @pfn, NUMA_NO_NODE unless it is online memory.
+ * NMI context: the memory map cannot go away under an NMI handler, which
+ * RCU waits for like any other non-preemptible section.
+ */
+static int pghot_ibs_page_nid(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+
+	return page ? page_to_nid(page) : NUMA_NO_NODE;
+}
+
+/*
+ * The per-CPU count a sample goes into by its kind (see ibs/stats): one of
+ * dram/cxl/stores if it was kept, else why it was no hint. @class is what
+ * pghot_ibs_judge() said.
+ */
+static enum pghot_ibs_count pghot_ibs_kind(enum pghot_ibs_class class,
+					   bool src_on, bool guest)
+{
+	switch (class) {
+	case PGHOT_IBS_DRAM_LOCAL:
+	case PGHOT_IBS_DRAM_REMOTE:
+		return PGHOT_IBS_N_DRAM;
+	case PGHOT_IBS_EXTMEM:
+		return PGHOT_IBS_N_CXL;
+	case PGHOT_IBS_STORE:
+		return PGHOT_IBS_N_STORES;
+	default:
+		return !src_on ? PGHOT_IBS_N_SOURCE_OFF :
+		       guest ? PGHOT_IBS_N_GUEST : PGHOT_IBS_N_REJECTED;
+	}
 }
 
 /* NMI context: no locks, no sleeping, no allocation. */
@@ -194,22 +266,33 @@ static void pghot_ibs_overflow(struct perf_event *event,
 		.user_only = READ_ONCE(pghot_ibs_filter.user_only),
 		.l3miss = READ_ONCE(pghot_ibs_filter.l3miss),
 	};
+	bool src_on = pghot_src_enabled(PGHOT_HWHINTS);
+	bool guest = perf_guest_state();
 	enum pghot_ibs_class class;
-	int nid = numa_node_id();
+	unsigned long pfn = 0;
 	bool report;
 
 	count_vm_event(HWHINT_TOTAL_EVENTS);
-	class = pghot_ibs_judge(data, user_mode(regs), &f,
-				pghot_src_enabled(PGHOT_HWHINTS), nid, &report);
+	this_cpu_inc(pghot_ibs_cpus.n[PGHOT_IBS_N_SAMPLES]);
+	/* Where SME is on, the encryption bit is not part of the address. */
+	if (data->sample_flags & PERF_SAMPLE_PHYS_ADDR)
+		pfn = PHYS_PFN(__sme_clr(data->phys_addr));
+	class = pghot_ibs_judge(data, user_mode(regs), guest, &f, src_on,
+				pghot_ibs_page_nid(pfn), &report);
 	if (class == PGHOT_IBS_DRAM_LOCAL || class == PGHOT_IBS_DRAM_REMOTE)
 		count_vm_event(HWHINT_DRAM_ACCESSES);
 	else if (class == PGHOT_IBS_EXTMEM)
 		count_vm_event(HWHINT_EXTMEM_ACCESSES);
-	if (!report)
+	this_cpu_inc(pghot_ibs_cpus.n[pghot_ibs_kind(class, src_on, guest)]);
+	if (class == PGHOT_IBS_REJECT)
 		return;
+	if (!report) {
+		this_cpu_inc(pghot_ibs_cpus.n[PGHOT_IBS_N_UNTRACKED]);
+		return;
+	}
+	this_cpu_inc(pghot_ibs_cpus.n[PGHOT_IBS_N_REPORTED]);
 	count_vm_event(HWHINT_USEFUL_EVENTS);
-	/* Where SME is on, the encryption bit is not part of the address. */
-	pghot_hwhint_report(PHYS_PFN(__sme_clr(data->phys_addr)), nid, jiffies);
+	pghot_hwhint_report(pfn, numa_node_id(), jiffies);
 }
 
 /* The largest period the hardware counter takes. */
@@ -291,6 +374,7 @@ enum pghot_ibs_cpu_state {
 	PGHOT_IBS_CPU_OFF,
 	PGHOT_IBS_CPU_INACTIVE,
 	PGHOT_IBS_CPU_FAILED,	/* perf refused to create it */
+	PGHOT_IBS_CPU_STOPPED,	/* active but stopped: throttled by perf */
 };
 
 static const char * const pghot_ibs_cpu_state_names[] = {
@@ -299,6 +383,7 @@ static const char * const pghot_ibs_cpu_state_names[] = {
 	[PGHOT_IBS_CPU_OFF] = "off",
 	[PGHOT_IBS_CPU_INACTIVE] = "inactive",
 	[PGHOT_IBS_CPU_FAILED] = "failed",
+	[PGHOT_IBS_CPU_STOPPED] = "stopped",
 };
 
 static enum pghot_ibs_cpu_state pghot_ibs_cpu_state(const struct pghot_ibs_cpu *pc)
@@ -307,6 +392,9 @@ static enum pghot_ibs_cpu_state pghot_ibs_cpu_state(const struct pghot_ibs_cpu *
 		return PGHOT_IBS_CPU_FAILED;
 	switch (READ_ONCE(pc->event->state)) {
 	case PERF_EVENT_STATE_ACTIVE:
+		/* Stopped: perf throttles one that samples too often. */
+		if (READ_ONCE(pc->event->hw.state) & PERF_HES_STOPPED)
+			return PGHOT_IBS_CPU_STOPPED;
 		return PGHOT_IBS_CPU_ARMED;
 	case PERF_EVENT_STATE_ERROR:
 		return PGHOT_IBS_CPU_ERROR;
@@ -322,7 +410,13 @@ static int pghot_ibs_cpu_check(const struct pghot_ibs_cpu *pc)
 {
 	if (!pc->event)
 		return pc->err ? pc->err : -ENODEV;
-	return pghot_ibs_cpu_state(pc) == PGHOT_IBS_CPU_ARMED ? 0 : -EBUSY;
+	switch (pghot_ibs_cpu_state(pc)) {
+	case PGHOT_IBS_CPU_ARMED:
+	case PGHOT_IBS_CPU_STOPPED:
+		return 0;
+	default:
+		return -EBUSY;
+	}
 }
 
 /*
@@ -374,6 +468,8 @@ static void pghot_ibs_disarm(void)
 	if (!pghot_ibs_armed)
 		return;
 	cpuhp_remove_state(pghot_ibs_hp_state);
+	/* Every event is released: perf may have the op unit back. */
+	amd_ibs_op_release(pghot_ibs_overflow);
 	WRITE_ONCE(pghot_ibs_armed, false);
 }
 
@@ -402,18 +498,35 @@ static int pghot_ibs_arm(void)
 	WRITE_ONCE(pghot_ibs_filter.user_only, user_only);
 	WRITE_ONCE(pghot_ibs_filter.l3miss, l3miss);
 
+	/*
+	 * The op unit alone, or not at all: pinned events would take it from
+	 * the flexible events of perf record, perf mem or perf c2c, which
+	 * would stop sampling without an error. While pghot holds it, perf
+	 * gets -EBUSY for new ibs_op events.
+	 */
+	ret = amd_ibs_op_claim(pghot_ibs_overflow);
+	if (ret) {
+		pr_info("not started: perf events are open on ibs_op (perf record, perf mem, perf c2c?): %d\n",
+			ret);
+		return ret;
+	}
+	/* No event of ours exists: no NMI handler runs on the counts. */
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&pghot_ibs_cpus, cpu)->n, 0,
+		       sizeof(pghot_ibs_cpus.n));
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/amd/pghot_ibs:online",
 				pghot_ibs_cpu_online, pghot_ibs_cpu_offline);
 	if (ret < 0) {
 		pr_info("not started: CPU hotplug state: %d\n", ret);
+		amd_ibs_op_release(pghot_ibs_overflow);
 		return ret;
 	}
 	pghot_ibs_hp_state = ret;
 
 	/*
-	 * A pinned event that perf cannot schedule, because someone else
-	 * (perf record/mem/c2c, a cycles:pp user) holds the op PMU on that
-	 * CPU, sits in the error state and never samples.
+	 * A pinned event that perf cannot schedule (another in-kernel user
+	 * of the op PMU on that CPU, a guest's) sits in the error state and
+	 * never samples.
 	 */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -434,6 +547,7 @@ static int pghot_ibs_arm(void)
 	cpus_read_unlock();
 	if (bad >= 0) {
 		cpuhp_remove_state(pghot_ibs_hp_state);
+		amd_ibs_op_release(pghot_ibs_overflow);
 		return ret;
 	}
 	WRITE_ONCE(pghot_ibs_armed, true);
@@ -490,6 +604,44 @@ static void pghot_ibs_show(struct seq_file *m)
 	mutex_unlock(&pghot_ibs_lock);
 }
 
+/*
+ * /sys/kernel/debug/pghot/ibs/stats: per CPU, its state and what became of
+ * its samples since sampling was last armed; then the totals. Read-only,
+ * so it can be read under kernel lockdown too.
+ */
+static int pghot_ibs_stats_show(struct seq_file *m, void *unused)
+{
+	unsigned long total[PGHOT_IBS_NR_COUNTS] = {};
+	int cpu, i;
+
+	mutex_lock(&pghot_ibs_lock);
+	seq_printf(m, "armed %d\n", pghot_ibs_armed);
+	/* Hotplug callbacks, which change the events, are excluded. */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		const struct pghot_ibs_cpu *pc = per_cpu_ptr(&pghot_ibs_cpus, cpu);
+
+		seq_printf(m, "cpu%d %s", cpu, !cpu_online(cpu) ? "offline" :
+			   !pghot_ibs_armed ? "disarmed" :
+			   pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(pc)]);
+		for (i = 0; i < PGHOT_IBS_NR_COUNTS; i++) {
+			unsigned long n = READ_ONCE(pc->n[i]);
+
+			total[i] += n;
+			seq_printf(m, " %s %lu", pghot_ibs_count_names[i], n);
+		}
+		seq_putc(m, '\n');
+	}
+	cpus_read_unlock();
+	seq_puts(m, "total");
+	for (i = 0; i < PGHOT_IBS_NR_COUNTS; i++)
+		seq_printf(m, " %s %lu", pghot_ibs_count_names[i], total[i]);
+	seq_putc(m, '\n');
+	mutex_unlock(&pghot_ibs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pghot_ibs_stats);
+
 /* The files of /sys/kernel/debug/pghot/ibs/. */
 struct pghot_ibs_knob {
 	const char *name;
@@ -512,11 +664,16 @@ static int pghot_ibs_enabled_set(unsigned long val)
 	if (val > 1)
 		return -EINVAL;
 	mutex_lock(&pghot_ibs_lock);
-	if (val)
-		ret = pghot_ibs_arm();
-	else
+	if (val) {
+		/* pghot's rings are there before the first sample. */
+		ret = pghot_hwhint_set_state(&pghot_ibs_provider, true);
+		if (!ret)
+			ret = pghot_ibs_arm();
+	} else {
 		pghot_ibs_disarm();
-	pghot_hwhint_set_state(&pghot_ibs_provider, pghot_ibs_armed);
+	}
+	if (!pghot_ibs_armed)
+		pghot_hwhint_set_state(&pghot_ibs_provider, false);
 	mutex_unlock(&pghot_ibs_lock);
 	return ret;
 }
@@ -595,6 +752,81 @@ static const struct file_operations pghot_ibs_knob_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * Suspend and resume. The other CPUs go offline and come back through the
+ * hotplug callbacks, but the boot CPU's event stays active across S3 (or
+ * hibernation) while the op unit's control register is lost: it would
+ * never sample again. So sampling is disarmed before the system sleeps
+ * and armed again after, with the knobs it had.
+ */
+enum pghot_ibs_pm_action {
+	PGHOT_IBS_PM_NONE,
+	PGHOT_IBS_PM_DISARM,
+	PGHOT_IBS_PM_REARM,
+};
+
+/**
+ * pghot_ibs_pm_step - what a power-management event asks of the provider
+ * @event: PM_SUSPEND_PREPARE, PM_POST_SUSPEND, ... (linux/suspend.h)
+ * @armed: sampling is armed now
+ * @rearm: sampling was armed when the system went to sleep; updated
+ *
+ * Return: what to do.
+ */
+static enum pghot_ibs_pm_action pghot_ibs_pm_step(unsigned long event,
+						  bool armed, bool *rearm)
+{
+	switch (event) {
+	case PM_SUSPEND_PREPARE:
+	case PM_HIBERNATION_PREPARE:
+	case PM_RESTORE_PREPARE:
+		*rearm = armed;
+		return armed ? PGHOT_IBS_PM_DISARM : PGHOT_IBS_PM_NONE;
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		if (!*rearm)
+			return PGHOT_IBS_PM_NONE;
+		*rearm = false;
+		/* Armed again by hand in between: nothing to do. */
+		return armed ? PGHOT_IBS_PM_NONE : PGHOT_IBS_PM_REARM;
+	default:
+		return PGHOT_IBS_PM_NONE;
+	}
+}
+
+static int pghot_ibs_pm_notify(struct notifier_block *nb, unsigned long event,
+			       void *unused)
+{
+	static bool rearm;
+	int ret;
+
+	mutex_lock(&pghot_ibs_lock);
+	switch (pghot_ibs_pm_step(event, pghot_ibs_armed, &rearm)) {
+	case PGHOT_IBS_PM_DISARM:
+		pghot_ibs_disarm();
+		pghot_hwhint_set_state(&pghot_ibs_provider, false);
+		break;
+	case PGHOT_IBS_PM_REARM:
+		ret = pghot_hwhint_set_state(&pghot_ibs_provider, true);
+		if (!ret)
+			ret = pghot_ibs_arm();
+		if (ret) {
+			pghot_hwhint_set_state(&pghot_ibs_provider, false);
+			pr_warn("not armed again after resume: %d\n", ret);
+		}
+		break;
+	case PGHOT_IBS_PM_NONE:
+		break;
+	}
+	mutex_unlock(&pghot_ibs_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pghot_ibs_pm_nb = {
+	.notifier_call = pghot_ibs_pm_notify,
+};
+
 /* late_initcall: after the IBS PMU (device_initcall) has registered. */
 static int __init pghot_ibs_init(void)
 {
@@ -612,7 +844,8 @@ static int __init pghot_ibs_init(void)
 	pghot_ibs_l3miss_only = !!(caps & IBS_CAPS_ZEN4);
 	ret = pghot_hwhint_register(&pghot_ibs_provider);
 	if (ret) {
-		pr_warn("not registered with pghot: %d\n", ret);
+		/* pghot_mode=off: no knobs, no rings, nothing armed. */
+		pr_info("pghot is off: no provider\n");
 		return 0;
 	}
 	dir = debugfs_create_dir("ibs", pghot_debugfs_dir());
@@ -620,6 +853,8 @@ static int __init pghot_ibs_init(void)
 		debugfs_create_file(pghot_ibs_knobs[i].name, 0600, dir,
 				    (void *)&pghot_ibs_knobs[i],
 				    &pghot_ibs_knob_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &pghot_ibs_stats_fops);
+	register_pm_notifier(&pghot_ibs_pm_nb);
 	return 0;
 }
 

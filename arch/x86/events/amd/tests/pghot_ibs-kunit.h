@@ -202,14 +202,18 @@ static void pghot_ibs_test_phys_needs_lin(struct kunit *test)
 }
 
 /*
- * Nothing goes to the ring while the source is off, nor loads from the
- * local DRAM of a top-tier node.
+ * Nothing goes to the ring while the source is off, nor a sample of a page
+ * pghot does not track: the page's node decides, not the data source. A
+ * "local DRAM" load of a lower-tier page (CPU-less DRAM on the sampling
+ * CPU's socket) is tracked; any load of a top-tier page is not.
  */
 static void pghot_ibs_test_judge(struct kunit *test)
 {
 	const struct pghot_ibs_filter f = { .user_only = true, .l3miss = true };
-	struct perf_sample_data local, ext;
+	const struct pghot_ibs_filter all = { .l3miss = true };
+	struct perf_sample_data local, remote, ext;
 	int nid, top = NUMA_NO_NODE, lower = NUMA_NO_NODE;
+	struct page *page;
 	bool report;
 
 	for_each_node_state(nid, N_MEMORY) {
@@ -221,30 +225,185 @@ static void pghot_ibs_test_judge(struct kunit *test)
 	KUNIT_ASSERT_NE(test, top, NUMA_NO_NODE);
 	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_DRAM, T_MISS_LOAD, T_USER_LIN,
 			 T_PHYS, &local);
+	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_DRAM | T_RMT_NODE, T_MISS_LOAD,
+			 T_USER_LIN, T_PHYS, &remote);
 	pghot_ibs_decode(T_CAPS_ZEN4_ALL, T_Z4_EXT_MEM, T_MISS_LOAD, T_USER_LIN,
 			 T_PHYS, &ext);
 
 	/* Source off: not reported, not counted as anything but a sample. */
-	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, &f, false, top, &report),
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, false, &f, false, lower, &report),
 			PGHOT_IBS_REJECT);
 	KUNIT_EXPECT_FALSE(test, report);
-	/* Source on. */
-	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, &f, true, top, &report),
-			PGHOT_IBS_EXTMEM);
-	KUNIT_EXPECT_TRUE(test, report);
-	/* Local DRAM of a top-tier node: counted as DRAM, not reported. */
-	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&local, true, &f, true, top, &report),
+	/* Top-tier pages: counted by their source, never reported. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&local, true, false, &f, true, top, &report),
 			PGHOT_IBS_DRAM_LOCAL);
 	KUNIT_EXPECT_FALSE(test, report);
-	if (lower != NUMA_NO_NODE) {
-		/* A CPU on a lower-tier node: its local DRAM is tracked. */
-		pghot_ibs_judge(&local, true, &f, true, lower, &report);
-		KUNIT_EXPECT_TRUE(test, report);
-	}
-	/* Rejected samples are never reported. */
-	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, false, &f, true, top, &report),
-			PGHOT_IBS_REJECT);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&remote, true, false, &f, true, top, &report),
+			PGHOT_IBS_DRAM_REMOTE);
 	KUNIT_EXPECT_FALSE(test, report);
+	/* Not online memory (or no physical address to go by): not reported. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, false, &f, true, NUMA_NO_NODE,
+					      &report),
+			PGHOT_IBS_EXTMEM);
+	KUNIT_EXPECT_FALSE(test, report);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_page_nid(ULONG_MAX >> PAGE_SHIFT),
+			NUMA_NO_NODE);
+	/* A page of the top-tier node is found there. */
+	page = alloc_pages_node(top, GFP_KERNEL | __GFP_THISNODE, 0);
+	if (page) {
+		KUNIT_EXPECT_EQ(test, pghot_ibs_page_nid(page_to_pfn(page)), top);
+		__free_page(page);
+	}
+	if (lower != NUMA_NO_NODE) {
+		/* Lower-tier pages are reported whatever the source says. */
+		KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&local, true, false, &f, true,
+						      lower, &report),
+				PGHOT_IBS_DRAM_LOCAL);
+		KUNIT_EXPECT_TRUE(test, report);
+		pghot_ibs_judge(&remote, true, false, &f, true, lower, &report);
+		KUNIT_EXPECT_TRUE(test, report);
+		pghot_ibs_judge(&ext, true, false, &f, true, lower, &report);
+		KUNIT_EXPECT_TRUE(test, report);
+		/* Rejected samples are never reported. */
+		KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, false, false, &f, true,
+						      lower, &report),
+				PGHOT_IBS_REJECT);
+		KUNIT_EXPECT_FALSE(test, report);
+		/*
+		 * Nor one taken in a guest, whatever its mode and filter: its
+		 * physical address may be the guest's.
+		 */
+		KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, true, true, &f, true,
+						      lower, &report),
+				PGHOT_IBS_REJECT);
+		KUNIT_EXPECT_FALSE(test, report);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, false, true, &all, true,
+						      lower, &report),
+				PGHOT_IBS_REJECT);
+		KUNIT_EXPECT_FALSE(test, report);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_judge(&ext, false, false, &all, true,
+						      lower, &report),
+				PGHOT_IBS_EXTMEM);
+		KUNIT_EXPECT_TRUE(test, report);
+	} else {
+		kunit_skip(test, "no lower-tier node with memory");
+	}
+}
+
+static void pghot_ibs_test_other_handler(struct perf_event *event,
+					 struct perf_sample_data *data,
+					 struct pt_regs *regs)
+{
+}
+
+/*
+ * The op unit's gate: while pghot holds the unit, perf events other than
+ * pghot's own fail to open; while any is open, pghot cannot take it.
+ */
+static void pghot_ibs_test_op_gate(struct kunit *test)
+{
+	struct perf_event *mine, *other;
+
+	mine = kunit_kzalloc(test, sizeof(*mine), GFP_KERNEL);
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mine);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	mine->overflow_handler = pghot_ibs_overflow;
+	other->overflow_handler = pghot_ibs_test_other_handler;
+
+	if (perf_ibs_op_gate_claim(pghot_ibs_overflow))
+		kunit_skip(test, "the op unit is in use");
+	/* Held: pghot's events pass uncounted, others are refused. */
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_user_get(mine), 0);
+	KUNIT_EXPECT_NULL(test, mine->destroy);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_user_get(other), -EBUSY);
+	KUNIT_EXPECT_NULL(test, other->destroy);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_gate_claim(pghot_ibs_test_other_handler),
+			-EBUSY);
+	/* A failed claim leaves the owner as it was. */
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_user_get(mine), 0);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_user_get(other), -EBUSY);
+	perf_ibs_op_gate_release(pghot_ibs_overflow);
+
+	/* Free: any event opens and is counted; pghot cannot take the unit. */
+	KUNIT_ASSERT_EQ(test, perf_ibs_op_user_get(other), 0);
+	KUNIT_ASSERT_NOT_NULL(test, other->destroy);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_gate_claim(pghot_ibs_overflow), -EBUSY);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_user_get(mine), 0);
+	KUNIT_ASSERT_NOT_NULL(test, mine->destroy);
+	mine->destroy(mine);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_gate_claim(pghot_ibs_overflow), -EBUSY);
+	/* Once the last is released, it can. */
+	other->destroy(other);
+	KUNIT_EXPECT_EQ(test, perf_ibs_op_gate_claim(pghot_ibs_overflow), 0);
+	perf_ibs_op_gate_release(pghot_ibs_overflow);
+}
+
+/* Which per-CPU count of ibs/stats a sample goes into, by its kind. */
+static void pghot_ibs_test_kind(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_DRAM_LOCAL, true, false),
+			PGHOT_IBS_N_DRAM);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_DRAM_REMOTE, true, false),
+			PGHOT_IBS_N_DRAM);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_EXTMEM, true, false),
+			PGHOT_IBS_N_CXL);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_STORE, true, false),
+			PGHOT_IBS_N_STORES);
+	/* A rejected sample, by the first reason pghot_ibs_judge() had. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_REJECT, false, true),
+			PGHOT_IBS_N_SOURCE_OFF);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_REJECT, true, true),
+			PGHOT_IBS_N_GUEST);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_kind(PGHOT_IBS_REJECT, true, false),
+			PGHOT_IBS_N_REJECTED);
+	/* Every count has a name in ibs/stats. */
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(pghot_ibs_count_names),
+			(size_t)PGHOT_IBS_NR_COUNTS);
+}
+
+/* Sampling armed before the system sleeps is armed again after. */
+static void pghot_ibs_test_pm(struct kunit *test)
+{
+	static const unsigned long prepare[] = {
+		PM_SUSPEND_PREPARE, PM_HIBERNATION_PREPARE, PM_RESTORE_PREPARE,
+	};
+	static const unsigned long post[] = {
+		PM_POST_SUSPEND, PM_POST_HIBERNATION, PM_POST_RESTORE,
+	};
+	bool rearm = false;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(prepare); i++) {
+		/* Armed: disarm, then arm again once. */
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(prepare[i], true, &rearm),
+				PGHOT_IBS_PM_DISARM);
+		KUNIT_EXPECT_TRUE(test, rearm);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(post[i], false, &rearm),
+				PGHOT_IBS_PM_REARM);
+		KUNIT_EXPECT_FALSE(test, rearm);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(post[i], false, &rearm),
+				PGHOT_IBS_PM_NONE);
+		/* Off: stays off. */
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(prepare[i], false, &rearm),
+				PGHOT_IBS_PM_NONE);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(post[i], false, &rearm),
+				PGHOT_IBS_PM_NONE);
+		/* Armed by hand in between: not armed twice. */
+		pghot_ibs_pm_step(prepare[i], true, &rearm);
+		KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(post[i], true, &rearm),
+				PGHOT_IBS_PM_NONE);
+		KUNIT_EXPECT_FALSE(test, rearm);
+	}
+	/* A failed suspend (prepare, then post at once) arms again too. */
+	pghot_ibs_pm_step(PM_SUSPEND_PREPARE, true, &rearm);
+	KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(PM_POST_SUSPEND, false, &rearm),
+			PGHOT_IBS_PM_REARM);
+	/* Other events change nothing. */
+	KUNIT_EXPECT_EQ(test, pghot_ibs_pm_step(PM_RESTORE_PREPARE + 100, true,
+						&rearm),
+			PGHOT_IBS_PM_NONE);
+	KUNIT_EXPECT_FALSE(test, rearm);
 }
 
 static void pghot_ibs_test_attr(struct kunit *test)
@@ -331,6 +490,12 @@ static void pghot_ibs_test_cpu_check(struct kunit *test)
 	ev->state = PERF_EVENT_STATE_ACTIVE;
 	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), 0);
 	KUNIT_EXPECT_STREQ(test, pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(&pc)], "armed");
+	/* Throttled by perf until a tick: still armed, but says so. */
+	ev->hw.state = PERF_HES_STOPPED;
+	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), 0);
+	KUNIT_EXPECT_STREQ(test, pghot_ibs_cpu_state_names[pghot_ibs_cpu_state(&pc)],
+			   "stopped");
+	ev->hw.state = 0;
 	/* A perf user holds the op PMU: pinned, unschedulable, error. */
 	ev->state = PERF_EVENT_STATE_ERROR;
 	KUNIT_EXPECT_EQ(test, pghot_ibs_cpu_check(&pc), -EBUSY);
@@ -394,6 +559,9 @@ static struct kunit_case pghot_ibs_test_cases[] = {
 	KUNIT_CASE(pghot_ibs_test_registers),
 	KUNIT_CASE(pghot_ibs_test_phys_needs_lin),
 	KUNIT_CASE(pghot_ibs_test_judge),
+	KUNIT_CASE(pghot_ibs_test_op_gate),
+	KUNIT_CASE(pghot_ibs_test_pm),
+	KUNIT_CASE(pghot_ibs_test_kind),
 	KUNIT_CASE(pghot_ibs_test_attr),
 	KUNIT_CASE(pghot_ibs_test_default_period),
 	KUNIT_CASE(pghot_ibs_test_cpu_check),
