@@ -58,6 +58,17 @@ done
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
 	die "cannot mount debugfs"
 [ -d "$PGHOT" ] || die "no $PGHOT: this kernel has no pghot (CONFIG_PGHOT)"
+# Kernel lockdown (integrity or confidentiality; Secure Boot turns it on in
+# most distributions) refuses every open of a writable debugfs file with
+# EPERM, and pghot's knobs are debugfs files: nothing here can be armed.
+lockdown=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/security/lockdown 2>/dev/null)
+if [ -n "$lockdown" ] && [ "$lockdown" != none ]; then
+	die "the kernel is locked down ($lockdown, /sys/kernel/security/lockdown):
+debugfs files that can be written cannot be opened, so pghot's knobs
+cannot be set. This is not a perf or IBS problem. Boot with lockdown off
+(Secure Boot off, or lockdown=none where the distribution allows it) on a
+test box; see Documentation/admin-guide/mm/pghot.rst, 'Kernel lockdown'."
+fi
 if [ ! -d "$IBS_PMU" ]; then
 	if grep -qw ibs /proc/cpuinfo; then
 		cpuflag="the CPU has the ibs flag"
@@ -131,15 +142,38 @@ declare -A before=() after=()
 echo 0 > /proc/sys/kernel/numa_balancing
 echo 0x2 > "$PGHOT/enabled_sources"
 [ -n "$period" ] && { echo "$period" > "$IBS/period" || die "period $period refused"; }
-if ! echo 1 > "$IBS/enabled" 2>/dev/null; then
-	echo "enabling IBS sampling failed; the kernel said:" >&2
+rate_before=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+toolong() { dmesg 2>/dev/null | grep -c 'perf: interrupt took too long'; }
+toolong_before=$(toolong)
+if ! err=$( (echo 1 > "$IBS/enabled") 2>&1); then
+	echo "enabling IBS sampling failed: ${err##*: }; the kernel said:" >&2
 	dmesg | grep pghot_ibs | tail -3 >&2
-	die "if perf holds ibs_op, see 'Coexistence with perf' in" \
-	    "Documentation/admin-guide/mm/pghot.rst"
+	if [[ $err == *busy* ]]; then
+		# Who has perf events open (any PMU: perf does not say which).
+		users=$(for f in /proc/[0-9]*/fd/*; do
+			[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] &&
+				echo "${f#/proc/}" | cut -d/ -f1
+		done | sort -un | while read -r pid; do
+			echo "$pid ($(cat /proc/"$pid"/comm 2>/dev/null))"
+		done | head -5 | paste -sd' ')
+		echo "processes with perf events open: ${users:-none}" >&2
+		die "a perf event is open on ibs_op (perf record, perf mem, perf c2c," \
+		    "cycles:pp): stop it first; see 'Coexistence with perf' in" \
+		    "Documentation/admin-guide/mm/pghot.rst"
+	fi
+	die "see Documentation/admin-guide/mm/pghot.rst, 'Hardware hints'"
 fi
 say "armed; from $PGHOT/stats:"
 grep -E '^(hwhint_|ibs_op)' "$PGHOT/stats" | sed 's/^/   /'
 
+# Performance-monitoring interrupts per CPU: every IBS NMI, those the
+# driver's own filter drops (kernel ops under user_only=1 on CPUs without
+# the hardware RIP filter, Zen 2-4) included, which pghot never sees.
+pmis() {
+	awk '$1 == "PMI:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) print $i }' \
+		/proc/interrupts
+}
+pmi_before=$(pmis)
 for c in "${counters[@]}"; do before[$c]=$(vm "$c"); done
 t0=$(date +%s%N)
 "$bench" --cpu-node "$cpu_node" --mem-node "$mem_node" --hot-mb "$hot_mb" \
@@ -148,6 +182,7 @@ t0=$(date +%s%N)
 rc=$?
 t1=$(date +%s%N)
 for c in "${counters[@]}"; do after[$c]=$(vm "$c"); done
+pmi_after=$(pmis)
 [ $rc = 0 ] || die "pghot-bench failed ($rc)"
 
 # ---- What flowed.
@@ -167,16 +202,49 @@ BEGIN {
 	printf "   DRAM loads          %d, CXL loads %d (CXL share %s)\n", dr, ex, pc(ex, dr + ex)
 	printf "   dropped (ring full) %d\n", drop
 }'
+# The cost where it is paid: on the CPUs that ran code (a CPU with at least
+# a tenth of the busiest CPU's interrupts), from every NMI taken.
+paste <(echo "$pmi_before") <(echo "$pmi_after") |
+awk -v s="$secs" -v us="$SAMPLE_US" -v t="$total" '
+NF == 2 { d[NR] = $2 - $1; if (d[NR] > max) max = d[NR]; all += d[NR]; n = NR }
+END {
+	if (!n) { print "   PMIs: no PMI line in /proc/interrupts"; exit }
+	for (i = 1; i <= n; i++) if (max && d[i] >= max / 10) { busy++; bsum += d[i] }
+	printf "   PMIs                %d on %d CPUs (pghot saw %d of them as samples)\n", all, n, t
+	if (busy)
+		printf "   busy CPUs           %d: %.0f PMIs/s each, ~%.3f%% of each at %d us\n",
+			busy, bsum / busy / s, bsum / busy / s * us / 1e4, us
+}'
+if [ -r "$IBS/stats" ]; then
+	echo "   per-CPU outcome ($IBS/stats, since arming):"
+	grep '^total' "$IBS/stats" | sed 's/^/     /'
+	grep -E '^cpu[0-9]+ (stopped|error|off|inactive|failed)' "$IBS/stats" |
+		head -4 | sed 's/^/     not sampling: /'
+fi
+rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+echo "   perf_event_max_sample_rate $rate_before -> $rate_after," \
+	"'interrupt took too long' messages +$(( $(toolong) - toolong_before ))"
+[ "$rate_after" -lt "$rate_before" ] &&
+	echo "   perf lowered the sample rate limit: NMIs took too long; raise $IBS/period" >&2
 echo "   reported $(d pghot_reported_hwhints), recorded $(d pghot_recorded_hwhints)," \
 	"ignored: top tier $(d pghot_ignored_toptier), offline $(d pghot_ignored_offline)"
 echo "   became hot $(d pghot_ready), promoted $(d pgpromote_success) pages" \
 	"(hot set: $((hot_mb * 256)) pages); details in /tmp/pghot-ibs-firstrun.json"
+# How long a run must be to see the whole hot set promoted at this rate:
+# freq_threshold samples per page (regions may need fewer).
+awk -v r="$(d pghot_recorded_hwhints)" -v s="$secs" -v p=$((hot_mb * 256)) \
+    -v t="$(cat "$PGHOT/freq_threshold")" 'BEGIN {
+	if (r > 0)
+		printf "   at %.0f recorded samples/s, %d samples per page of a %d-page" \
+			" hot set take ~%.0f s\n", r / s, t, p, t * p / (r / s)
+}'
 
 if [ "$total" = 0 ]; then
 	echo "verdict: armed, but no samples arrived; check 'ibs_op cpuN' in $PGHOT/stats" >&2
 	exit 3
 elif [ "$useful" = 0 ]; then
-	echo "verdict: samples, none useful: no DRAM/CXL loads to user memory seen" >&2
+	echo "verdict: samples, none useful: no DRAM/CXL loads or L3-missing stores" \
+		"to user pages on a lower-tier node seen (is the hot set on that node?)" >&2
 	exit 3
 fi
 echo "verdict: IBS hints flow; tune $IBS/period (cost ~ 1/period) and $PGHOT/freq_threshold"

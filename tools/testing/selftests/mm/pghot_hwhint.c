@@ -41,6 +41,10 @@
  * ibs_absent:   on a CPU without IBS op sampling there is no ibs/
  *               directory and no ibs_op provider in stats, and injection
  *               works; with IBS, the directory is there.
+ * ibs_armed:    with IBS (skips without it): arming fails with EBUSY while
+ *               a perf event is open on ibs_op; armed, samples arrive
+ *               (ibs/stats, hwhint_total_events) and a new perf event on
+ *               ibs_op fails with EBUSY; disarmed, no sample arrives.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +52,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 #include "pghot_inject.h"
@@ -64,6 +71,7 @@
 
 #define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define IBS_ENABLED		PGHOT_DIR "ibs/enabled"
+#define IBS_STATS		PGHOT_DIR "ibs/stats"
 #define INJECT			PGHOT_DIR "inject"
 #define STATS			PGHOT_DIR "stats"
 #define IBS_PMU			"/sys/bus/event_source/devices/ibs_op"
@@ -999,6 +1007,117 @@ TEST_F(hwhint, ibs_absent)
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
 	snprintf(val, sizeof(val), "0x%lx", self->hw.pfns[0]);
 	EXPECT_EQ(write_err(INJECT, val), 0);
+}
+
+/* A perf event on ibs_op for this task, as perf record would open; or -1. */
+static int ibs_perf_open(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.sample_period = 0x100000,
+		.disabled = 1,
+	};
+	unsigned long type;
+	char val[32];
+
+	if (read_str(IBS_PMU "/type", val, sizeof(val)))
+		return -1;
+	type = strtoul(val, NULL, 10);
+	attr.type = type;
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/* The "total samples N" of ibs/stats. */
+static unsigned long ibs_samples(void)
+{
+	char line[512];
+	unsigned long n = ULONG_MAX;
+	FILE *f = fopen(IBS_STATS, "r");
+
+	if (!f)
+		return ULONG_MAX;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "total samples %lu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Load from memory for @secs seconds, so that ops miss the caches. */
+static void busy_loads(double secs)
+{
+	const size_t size = 64UL << 20;
+	char *buf = malloc(size);
+	struct timespec t0, t;
+	size_t i = 0, x = 0;
+
+	if (!buf)
+		return;
+	memset(buf, 1, size);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int k = 0; k < 100000; k++) {
+			/* Each load depends on the last: none is left out. */
+			x += buf[(i + x) % size] & 1;
+			i = (i + 4096 * 7 + 64) % size;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	free(buf);
+	if (x == 42)
+		printf("#\n");
+}
+
+TEST_F(hwhint, ibs_armed)
+{
+	unsigned long s0, s1, s2, t0, t1, t2;
+	int fd;
+
+	if (access(IBS_PMU, F_OK))
+		SKIP(return, "no IBS op PMU (%s)", IBS_PMU);
+	if (access(IBS_ENABLED, F_OK))
+		SKIP(return, "IBS here, no provider (CONFIG_PGHOT_IBS=n)");
+	ASSERT_EQ(write_err(IBS_ENABLED, "0"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+
+	/* perf first: pghot must not take the unit from it. */
+	fd = ibs_perf_open();
+	ASSERT_GE(fd, 0) TH_LOG("perf_event_open on ibs_op: %s", strerror(errno));
+	EXPECT_EQ(write_err(IBS_ENABLED, "1"), EBUSY);
+	close(fd);
+
+	/* Armed: samples arrive, and perf is refused. */
+	ASSERT_EQ(write_err(IBS_ENABLED, "1"), 0);
+	s0 = ibs_samples();
+	t0 = vmstat("hwhint_total_events");
+	busy_loads(2);
+	s1 = ibs_samples();
+	t1 = vmstat("hwhint_total_events");
+	TH_LOG("armed: %lu samples in 2 s (ibs/stats), hwhint_total_events +%lu",
+	       s1 - s0, t1 - t0);
+	EXPECT_NE(s1, ULONG_MAX);
+	EXPECT_GT(s1, s0);
+	EXPECT_GT(t1, t0);
+	fd = ibs_perf_open();
+	EXPECT_LT(fd, 0);
+	EXPECT_EQ(errno, EBUSY);
+	if (fd >= 0)
+		close(fd);
+
+	/* Disarmed: nothing more. */
+	ASSERT_EQ(write_err(IBS_ENABLED, "0"), 0);
+	s1 = ibs_samples();
+	t1 = vmstat("hwhint_total_events");
+	busy_loads(1);
+	s2 = ibs_samples();
+	t2 = vmstat("hwhint_total_events");
+	EXPECT_EQ(s2, s1);
+	EXPECT_EQ(t2, t1);
+	/* And perf has the unit back. */
+	fd = ibs_perf_open();
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
 }
 
 TEST_HARNESS_MAIN
