@@ -28,6 +28,7 @@
  *	summary with the plugin's statistics before and after.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -596,7 +597,9 @@ static void report_user_time(int fd)
 	if (tck <= 0 || !(f = fopen("/proc/stat", "r")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "cpu%d %llu %llu", &cpu, &user, &nice) != 3)
+		/* Not the "cpu " line of all CPUs, whose total %d would read. */
+		if (!isdigit((unsigned char)line[3]) ||
+		    sscanf(line, "cpu%d %llu %llu", &cpu, &user, &nice) != 3)
 			continue;
 		snprintf(cmd, sizeof(cmd), "user %d %llu\n", cpu,
 			 (user + nice) * (1000000000ULL / tck));
