@@ -66,8 +66,9 @@ if [ -n "$lockdown" ] && [ "$lockdown" != none ]; then
 	die "the kernel is locked down ($lockdown, /sys/kernel/security/lockdown):
 debugfs files that can be written cannot be opened, so pghot's knobs
 cannot be set. This is not a perf or IBS problem. Boot with lockdown off
-(Secure Boot off, or lockdown=none where the distribution allows it) on a
-test box; see Documentation/admin-guide/mm/pghot.rst, 'Kernel lockdown'."
+(Secure Boot off, or the distribution's way of lifting it, e.g. mokutil
+--disable-validation with shim) on a test box; see
+Documentation/admin-guide/mm/pghot.rst, 'Kernel lockdown'."
 fi
 if [ ! -d "$IBS_PMU" ]; then
 	if grep -qw ibs /proc/cpuinfo; then
