@@ -794,9 +794,13 @@ static void pghot_sweep_section(struct pghot_section *s, unsigned long now,
 	/*
 	 * Under a new clock, only what was recorded since the sweep was asked
 	 * for (the first access that found the section behind the clock) has
-	 * a time in its units: close everything else.
+	 * a time in its units: close everything else. So too after a quarter
+	 * of the time range or more without a sweep (an idle section): an
+	 * older window may be a whole range older and decode as young, and
+	 * the accesses since took every window as over.
 	 */
-	if (READ_ONCE(s->gen) != clock_gen(word))
+	if (READ_ONCE(s->gen) != clock_gen(word) ||
+	    now - READ_ONCE(s->validated) >= stale_jiffies(word))
 		keep = min(((now_units - pghot_now_units(l, &c, READ_ONCE(s->asked))) &
 			    pghot_time_mask(l)) + 1, keep);
 

@@ -172,6 +172,37 @@ static void pghot_test_time_field_wrap(struct kunit *test)
 			  PGHOT_TOUCH_READY);
 }
 
+/*
+ * A section left alone for longer than the time range: the sweep its next
+ * access asks for closes every window older than the request, even one
+ * whose time decodes as young, and keeps the windows opened since.
+ */
+static void pghot_test_idle_sweep(struct kunit *test)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_test_store *ts;
+	unsigned long range;
+	unsigned int res;
+
+	ts = pghot_test_store(test);
+	range = (unsigned long)(pghot_time_mask(l) + 1) * test_unit(ts);
+	test_touch(ts, 11, 2, NUMA_NO_NODE);
+	/* Two ranges and a unit: page 11's time now reads a unit old. */
+	ts->now += 2 * range + test_unit(ts);
+	res = test_touch(ts, 12, 7, NUMA_NO_NODE);
+	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
+	ts->now += test_unit(ts);
+	test_sweep_if_asked(ts, res);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 11)), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 12)), 1U);
+	/* Page 11 starts over; page 12's window counts. */
+	KUNIT_EXPECT_FALSE(test, test_touch(ts, 11, 2, NUMA_NO_NODE) &
+			   PGHOT_TOUCH_READY);
+	ts->now += test_unit(ts);
+	KUNIT_EXPECT_TRUE(test, test_touch(ts, 12, 2, NUMA_NO_NODE) &
+			  PGHOT_TOUCH_READY);
+}
+
 /* A sweep comes late: windows count as closed, ready pages stay ready. */
 static void pghot_test_late_sweep(struct kunit *test)
 {
@@ -432,6 +463,7 @@ static struct kunit_case pghot_record_test_cases[] = {
 	KUNIT_CASE(pghot_test_take_ready),
 	KUNIT_CASE(pghot_test_time_field_wrap),
 	KUNIT_CASE(pghot_test_late_sweep),
+	KUNIT_CASE(pghot_test_idle_sweep),
 	KUNIT_CASE(pghot_test_clock_change),
 	KUNIT_CASE(pghot_test_store_hold),
 	KUNIT_CASE(pghot_test_reset),
