@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) "pghot: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/cpuset.h>
 #include <linux/memory-tiers.h>
 #include <linux/mm.h>
@@ -38,19 +39,22 @@ unsigned int pghot_enabled_sources __read_mostly = 1U << PGHOT_HINTFAULTS;
 
 /*
  * Record an access to @pfn (the head page of a folio on tracked node
- * @nid), bound for @target. Hardware hints and the fault path share it.
- * Return: -ENOENT if @pfn has no record, else the PGHOT_TOUCH_* flags of
- * what the access did; the caller queues a page that turned ready.
+ * @nid), bound for @target, that needs @threshold accesses in its
+ * record's window, or in @known (those the caller remembers, see rule.c).
+ * Hardware hints and the fault path share it. Return: -ENOENT if @pfn has
+ * no record, else the PGHOT_TOUCH_* flags of what the access did; the
+ * caller queues a page that turned ready.
  */
 static int pghot_record(unsigned long pfn, int nid, int target,
 			enum pghot_src src, unsigned long now,
-			unsigned int threshold)
+			unsigned int threshold, unsigned int known)
 {
 	struct pghot_access a = {
 		.now = now,
 		.nid = pghot_layout->nid_bits ? target : NUMA_NO_NODE,
 		.window = pghot_window_units(pghot_effective_window_ms(target)),
 		.threshold = threshold,
+		.known = known,
 	};
 	unsigned int res;
 
@@ -79,15 +83,22 @@ static void pghot_ready(int nid, unsigned long pfn, int target)
 		pghot_defer_ready(nid, pfn, target);
 }
 
+/* What a hardware sample's region says about the sampled page. */
+struct pghot_region_say {
+	unsigned int need;		/* samples of its own it needs */
+	unsigned int known;		/* what it had, as far as the region knows */
+	bool turned_hot;		/* this sample made the region hot */
+	bool walk;			/* look for the region's other sampled pages */
+	bool rest;			/* look for the region's last pages */
+};
+
 /*
  * Count a hardware sample of @pfn (a folio's head on tracked node @nid) in
- * its region, see rule.c. Return: the frequency the page needs, given the
- * region's verdict; *@turned_hot if this sample made the region hot,
- * *@rest if it is time to look for the region's last pages.
+ * its region, see rule.c, and say what the region says, in @say.
  */
-static unsigned int pghot_region_sample(int nid, unsigned long pfn,
-					unsigned long now, unsigned int threshold,
-					bool *turned_hot, bool *rest)
+static void pghot_region_sample(int nid, unsigned long pfn,
+				unsigned long now, unsigned int threshold,
+				struct pghot_region_say *say)
 {
 	unsigned int ms = READ_ONCE(pghot_hwhint_region_ms);
 	enum pghot_region_verdict verdict = PGHOT_REGION_UNKNOWN;
@@ -99,12 +110,21 @@ static unsigned int pghot_region_sample(int nid, unsigned long pfn,
 		.pages = PGHOT_REGION_PAGES,
 		.ref_div = READ_ONCE(pghot_hwhint_region_ref),
 	};
+	bool seen = false;
 
-	*turned_hot = false;
-	*rest = false;
-	if (!ms || pghot_region_touch(nid, pfn, &r, &verdict, turned_hot, rest))
-		return threshold;
-	return pghot_region_threshold(threshold, verdict);
+	*say = (struct pghot_region_say){ .need = threshold };
+	if (!ms || pghot_region_touch(nid, pfn, &r, &verdict, &say->turned_hot,
+				      &seen, &say->rest))
+		return;
+	say->need = pghot_region_threshold(threshold, verdict);
+	/* This sample and the one the region remembers. */
+	if (seen && pghot_region_remembers(verdict))
+		say->known = 2;
+	/*
+	 * One sample is now enough (threshold 1): the pages sampled before,
+	 * while it was not, become ready.
+	 */
+	say->walk = say->turned_hot && say->need <= 1;
 }
 
 /*
@@ -147,30 +167,31 @@ static void pghot_region_mark(int nid, unsigned long pfn,
 }
 
 /*
- * The region of @folio (sampled, on tracked node @nid) was just found hot:
- * make ready the other pages of the region that belong to the same
- * mapping (the same anonymous memory or file) and have the samples of
- * their own that @threshold still asks for, at least one. A page never
- * sampled stays (but see pghot_region_promote_rest()): the region's pages
- * need not all be alike (the pages of two sets of one task can lie side
- * by side in physical memory), and pages of other owners say nothing
- * about this one. kmigrated checks every page against its owners' policy.
+ * In the region of @folio (sampled, on tracked node @nid) one sample of a
+ * page's own just became enough: make ready the other pages of the region
+ * sampled in its window that belong to the same mapping (the same
+ * anonymous memory or file). A page never sampled stays (but see
+ * pghot_region_promote_rest()): the region's pages need not all be alike
+ * (the pages of two sets of one task can lie side by side in physical
+ * memory), and pages of other owners say nothing about this one. kmigrated
+ * checks every page against its owners' policy.
  */
-static void pghot_region_promote(struct folio *folio, int nid,
-				 unsigned int threshold)
+static void pghot_region_promote(struct folio *folio, int nid)
 {
 	unsigned long start = ALIGN_DOWN(folio_pfn(folio), PGHOT_REGION_PAGES);
 	struct address_space *owner = READ_ONCE(folio->mapping);
-	unsigned long pfn;
+	DECLARE_BITMAP(sampled, PGHOT_REGION_PAGES);
+	unsigned long i;
 	struct folio *f;
 
-	count_vm_event(PGHOT_REGION_HOT);
-	for (pfn = start; pfn < start + PGHOT_REGION_PAGES; pfn++) {
-		f = pghot_region_folio_get(pfn, nid, folio);
+	if (!pghot_region_sampled(nid, start, sampled))
+		return;
+	for_each_set_bit(i, sampled, PGHOT_REGION_PAGES) {
+		f = pghot_region_folio_get(start + i, nid, folio);
 		if (!f)
 			continue;
 		if (READ_ONCE(f->mapping) == owner)
-			pghot_region_mark(nid, pfn, max(threshold - 1, 1U));
+			pghot_region_mark(nid, start + i, 0);
 		folio_put(f);
 	}
 }
@@ -248,8 +269,8 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 				  enum pghot_src src, unsigned long now,
 				  unsigned int sources)
 {
-	unsigned int threshold, need;
-	bool turned_hot = false, rest = false;
+	struct pghot_region_say say = { };
+	unsigned int threshold;
 	struct folio *folio;
 	struct page *page;
 	int pnid, target, ret;
@@ -296,18 +317,21 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 	/* A large folio is hot as a whole and promoted as a whole. */
 	target = pghot_valid_target(nid) ? nid : NUMA_NO_NODE;
 	threshold = READ_ONCE(pghot_freq_threshold);
-	need = threshold;
+	say.need = threshold;
 	if (src == PGHOT_HWHINTS)
-		need = pghot_region_sample(pnid, folio_pfn(folio), now,
-					   threshold, &turned_hot, &rest);
-	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, need);
+		pghot_region_sample(pnid, folio_pfn(folio), now, threshold,
+				    &say);
+	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, say.need,
+			   say.known);
 	if (ret < 0)
 		goto put;
 	if (ret & PGHOT_TOUCH_READY)
 		pghot_ready(pnid, folio_pfn(folio), target);
-	if (turned_hot)
-		pghot_region_promote(folio, pnid, threshold);
-	else if (rest)
+	if (say.turned_hot)
+		count_vm_event(PGHOT_REGION_HOT);
+	if (say.walk)
+		pghot_region_promote(folio, pnid);
+	else if (say.rest)
 		pghot_region_promote_rest(folio, pnid);
 	ret = 0;
 put:
@@ -356,7 +380,7 @@ bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 	if (!pghot_fault_servable(folio, target))
 		goto legacy;
 	res = pghot_record(pfn, nid, target, PGHOT_HINTFAULTS, jiffies,
-			   hot ? 1 : READ_ONCE(pghot_freq_threshold));
+			   hot ? 1 : READ_ONCE(pghot_freq_threshold), 0);
 	if (res < 0 || (res & PGHOT_TOUCH_HELD))
 		goto legacy;
 	if (res & PGHOT_TOUCH_READY) {

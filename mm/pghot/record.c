@@ -26,6 +26,7 @@
  */
 #define pr_fmt(fmt) "pghot: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
@@ -79,7 +80,9 @@ struct pghot_section {
 	void *records;			/* u8 or u32, see pghot_layout */
 	struct rcu_head rcu;
 	u64 *regions;			/* PGHOT_REGIONS_PER_SECTION, see rule.h */
-	u64 *left;			/* pages that left each region, see rule.h */
+	u64 *left;			/* each region's tally, see rule.h */
+	/* A bit per page: sampled in its region's window, see rule.h. */
+	unsigned long *sampled;
 };
 
 /* A node's sections, by section number from @start. */
@@ -328,24 +331,33 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
  * pghot_region_touch - count a sample in the region of @pfn
  * @nid: the node of @pfn
  * @pfn: page frame number
- * @r: the sample; a time in the future counts as now
+ * @r: the sample; a time in the future counts as now, and the distinct
+ *	pages are counted here
  * @verdict: set to what the region's samples say, see pghot_update_region()
  * @turned_hot: set to true if this sample made the region hot
+ * @seen: set to true if @pfn was sampled before in the region's window
  * @rest: set to true if it is time to look for the region's last pages,
  *	see pghot_region_rest_due()
  *
- * Return: 0, or -ENOENT when @pfn has no record (@verdict, @turned_hot
- * and @rest are then left alone).
+ * The region's bitmap is cleared by the sample that opens a new window;
+ * a sample racing with it may keep its bit from the old window or lose
+ * it, which only makes one page look sampled once more or less, and the
+ * distinct pages counted in the tally may be one off.
+ *
+ * Return: 0, or -ENOENT when @pfn has no record (@verdict, @turned_hot,
+ * @seen and @rest are then left alone).
  */
 int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
 		       enum pghot_region_verdict *verdict, bool *turned_hot,
-		       bool *rest)
+		       bool *seen, bool *rest)
 {
 	struct pghot_region_sample at = *r;
 	struct pghot_section *s;
-	u64 *reg, *ref, old, new;
+	u64 *reg, *ref, *tally, old, new;
+	unsigned long first, idx;
 	u32 rate = 0, left;
+	bool opens;
 	int ret = -ENOENT;
 
 	if (time_after(at.now, jiffies))
@@ -358,14 +370,28 @@ int pghot_region_touch(int nid, unsigned long pfn,
 		if (at.ref_div)
 			at.ref = pghot_ref_rate(READ_ONCE(*ref), at.now,
 						at.window);
-		reg = &s->regions[pghot_idx(pfn) >> PGHOT_REGION_ORDER];
+		idx = pghot_idx(pfn);
+		first = ALIGN_DOWN(idx, PGHOT_REGION_PAGES);
+		reg = &s->regions[idx >> PGHOT_REGION_ORDER];
+		tally = &s->left[idx >> PGHOT_REGION_ORDER];
 		old = READ_ONCE(*reg);
+		opens = pghot_region_opens(old, at.now, at.window);
+		if (opens)
+			bitmap_clear(s->sampled, first, PGHOT_REGION_PAGES);
+		*seen = test_and_set_bit(idx, s->sampled);
+		at.distinct = !*seen + (opens ? 0 :
+			pghot_region_distinct_count(READ_ONCE(*tally), old));
 		do {
 			new = pghot_update_region(old, &at, verdict, turned_hot,
 						  &rate);
 		} while (!try_cmpxchg(reg, &old, new));
-		left = pghot_region_left_count(READ_ONCE(s->left[reg - s->regions]),
-					       new);
+		if (!*seen) {
+			old = READ_ONCE(*tally);
+			while (!try_cmpxchg(tally, &old,
+					    pghot_region_distinct_add(old, new)))
+				;
+		}
+		left = pghot_region_left_count(READ_ONCE(*tally), new);
 		*rest = pghot_region_rest_due(new, left, at.pages);
 		if (rate) {
 			old = READ_ONCE(*ref);
@@ -375,6 +401,33 @@ int pghot_region_touch(int nid, unsigned long pfn,
 				;
 		}
 		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * pghot_region_sampled - which pages of a region were sampled in its window
+ * @nid: the node of the region
+ * @pfn: a page frame number in the region
+ * @bits: PGHOT_REGION_PAGES bits, set here for the region's pages from the
+ *	first on that were sampled in the region's present window
+ *
+ * Return: true if the region has a record (else @bits is left alone).
+ */
+bool pghot_region_sampled(int nid, unsigned long pfn, unsigned long *bits)
+{
+	struct pghot_section *s;
+	unsigned long first, i;
+	bool ret = false;
+
+	rcu_read_lock();
+	s = pghot_section_find(nid, pfn);
+	if (s && s->sampled) {
+		first = ALIGN_DOWN(pghot_idx(pfn), PGHOT_REGION_PAGES);
+		for (i = 0; i < PGHOT_REGION_PAGES; i++)
+			__assign_bit(i, bits, test_bit(first + i, s->sampled));
+		ret = true;
 	}
 	rcu_read_unlock();
 	return ret;
@@ -597,10 +650,11 @@ void pghot_record_hold(int nid, unsigned long pfn)
 }
 
 /*
- * Forget records [@from, @to) of @s, the first for @pfn of @nid. A page
- * that was ready may still have an entry in its node's queue: report its
- * end (unless @nid is NUMA_NO_NODE), so that the entry is not applied to
- * the memory's next user. Returns the number of ready records forgotten.
+ * Forget records [@from, @to) of @s, the first for @pfn of @nid, and that
+ * their pages were sampled in their regions' windows. A page that was
+ * ready may still have an entry in its node's queue: report its end
+ * (unless @nid is NUMA_NO_NODE), so that the entry is not applied to the
+ * memory's next user. Returns the number of ready records forgotten.
  */
 static unsigned int pghot_section_reset(struct pghot_section *s, int nid,
 					unsigned long pfn, unsigned long from,
@@ -614,6 +668,8 @@ static unsigned int pghot_section_reset(struct pghot_section *s, int nid,
 
 		while (old && !rec_cmpxchg(l, s->records, from, &old, 0))
 			;
+		if (s->sampled && test_bit(from, s->sampled))
+			clear_bit(from, s->sampled);
 		if (!pghot_rec_ready(l, old))
 			continue;
 		ready++;
@@ -893,6 +949,7 @@ static void pghot_section_free(struct pghot_section *s)
 	kvfree(s->records);
 	kfree(s->regions);
 	kfree(s->left);
+	kfree(s->sampled);
 	kfree(s);
 }
 
@@ -905,7 +962,8 @@ static size_t pghot_section_bytes(struct pghot_section *s)
 {
 	return ksize(s) + pghot_alloc_size(s->records, pghot_records_size()) +
 	       (s->regions ? ksize(s->regions) : 0) +
-	       (s->left ? ksize(s->left) : 0);
+	       (s->left ? ksize(s->left) : 0) +
+	       (s->sampled ? ksize(s->sampled) : 0);
 }
 
 static size_t pghot_table_size(unsigned long nr)
@@ -1021,7 +1079,9 @@ static int pghot_sections_add(int nid, unsigned long start_pfn,
 					  sizeof(*s->regions), GFP_KERNEL, home);
 		s->left = kcalloc_node(PGHOT_REGIONS_PER_SECTION,
 				       sizeof(*s->left), GFP_KERNEL, home);
-		if (!s->records || !s->regions || !s->left) {
+		s->sampled = kcalloc_node(BITS_TO_LONGS(PAGES_PER_SECTION),
+					  sizeof(*s->sampled), GFP_KERNEL, home);
+		if (!s->records || !s->regions || !s->left || !s->sampled) {
 			pghot_section_free(s);
 			return -ENOMEM;
 		}

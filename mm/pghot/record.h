@@ -42,7 +42,8 @@ int pghot_record_touch(int nid, unsigned long pfn, struct pghot_access *a,
 int pghot_region_touch(int nid, unsigned long pfn,
 		       const struct pghot_region_sample *r,
 		       enum pghot_region_verdict *verdict, bool *turned_hot,
-		       bool *rest);
+		       bool *seen, bool *rest);
+bool pghot_region_sampled(int nid, unsigned long pfn, unsigned long *bits);
 void pghot_region_left(int nid, unsigned long pfn, unsigned int nr);
 u32 pghot_region_ref(int nid, unsigned long window);
 void pghot_region_ref_reset(void);

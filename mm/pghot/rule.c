@@ -18,9 +18,15 @@
  * samples therefore also count for the page's region (2 MiB of physical
  * memory around it), over a longer window (hwhint_region_ms): a region
  * whose samples say that each of its pages can expect freq_threshold
- * samples within that window is hot, and stands in for one of its pages'
- * own samples; one that has enough samples to tell but stays below that
- * bar makes a single sample insufficient even at threshold 1.
+ * samples within that window is hot. Its pages need not be alike (hot and
+ * cold pages share regions in a heap), so a hot region does not stand in
+ * for a page's samples; it remembers which of its pages were sampled in
+ * its window, and a page's two samples count over that window rather than
+ * the page record's. A region that has enough samples to tell but stays
+ * below the bar makes a single sample insufficient even at threshold 1;
+ * if its samples fall on few of its pages (a few hot pages among cold
+ * ones), its window counts for those too. A hot region nearly all of whose
+ * pages left for the top tier has its last pages promoted with them.
  *
  * That bar is absolute, and a sampler's rate is not: it follows the
  * program's speed, which rises as its hot memory is promoted, so memory a
@@ -115,7 +121,8 @@ u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
  * An access within @a->window units of the previous one increments the
  * frequency, saturating; a later one (or the first) opens a new window
  * with frequency 1. The record becomes migrate-ready when the frequency
- * reaches @a->threshold; a ready record stays ready. A held record ignores
+ * reaches @a->threshold, or @a->known does (the caller remembers accesses
+ * the window has let go); a ready record stays ready. A held record ignores
  * accesses for two windows (pghot_hold_units()) after it was held. When
  * the record's time cannot be trusted (@a->fresh is false) an open window
  * or a hold counts as over.
@@ -164,7 +171,7 @@ u32 pghot_update_record(const struct pghot_layout *l,
 		new |= (u32)(a->nid + 1) << pghot_nid_shift(l);
 	else
 		new |= old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
-	if (ready || freq >= a->threshold)
+	if (ready || max(freq, a->known) >= a->threshold)
 		new |= pghot_ready_bit(l);
 	return new;
 }
@@ -262,6 +269,21 @@ static u64 pghot_region_age(u64 now, u64 stamp)
 }
 
 /**
+ * pghot_region_opens - does a sample open a new window in its region?
+ * @rec: the region record before the sample
+ * @now: jiffies of the sample
+ * @window: the region window, jiffies
+ *
+ * Return: true if @rec has no window open or its window is over at @now.
+ */
+bool pghot_region_opens(u64 rec, unsigned long now, unsigned long window)
+{
+	return !pghot_region_count(rec) ||
+	       pghot_region_age(now & PGHOT_REGION_TIME_MASK,
+				rec & PGHOT_REGION_TIME_MASK) >= window;
+}
+
+/**
  * pghot_region_rate - the rate of a region's samples
  * @count: samples
  * @span: over this many jiffies (0 counts as 1)
@@ -275,6 +297,47 @@ u32 pghot_region_rate(u32 count, unsigned long span)
 			     max_t(u64, span, 1));
 
 	return min_t(u64, rate, PGHOT_REF_RATE_MAX);
+}
+
+/**
+ * pghot_region_distinct_expected - pages hit by samples that spread evenly
+ * @samples: samples
+ * @pages: over this many pages, each as likely to be sampled as another
+ *
+ * Return: the number of distinct pages @samples independent samples are
+ * expected to hit, @pages * (1 - (1 - 1 / @pages)^@samples), rounded
+ * down; 0 for no pages.
+ */
+u32 pghot_region_distinct_expected(u32 samples, unsigned int pages)
+{
+	/* 1 - 1 / pages and its powers in 32-bit fixed point: no overflow. */
+	u64 base, miss = BIT_ULL(32);
+
+	if (!pages)
+		return 0;
+	base = BIT_ULL(32) - div_u64(BIT_ULL(32), pages);
+	while (samples) {
+		if (samples & 1)
+			miss = (miss * base) >> 32;
+		base = (base * base) >> 32;
+		samples >>= 1;
+	}
+	/* Rounded up; miss <= 2^32: no overflow below 2^31 pages. */
+	return pages - (u32)((miss * pages + U32_MAX) >> 32);
+}
+
+/*
+ * Do a region's samples so far fall on few of its pages: on no more than
+ * as many samples spread evenly over a quarter of them would hit? A few
+ * hot pages among cold ones. The count holds when pages leave: it is
+ * bounded by the pages that take the samples, so that kmigrated taking
+ * them does not make the rest look alike.
+ */
+static bool pghot_region_few_pages(u32 count,
+				   const struct pghot_region_sample *r)
+{
+	return count >= PGHOT_REGION_FEW_SAMPLES && r->distinct &&
+	       r->distinct <= pghot_region_distinct_expected(count, r->pages / 4);
 }
 
 /**
@@ -293,9 +356,10 @@ u32 pghot_region_rate(u32 count, unsigned long span)
  * @r->window, and at no less than 1/@r->ref_div of @r->ref. It stays hot
  * until its window ends. A region with enough samples that is not hot (or
  * not yet: a page sampled before it turns hot is made ready then, see
- * core.c) is below the bar. A sample from before the window opened (it
- * waited in a ring) counts as if it came at the opening. Times are
- * compared modulo 2^PGHOT_REGION_TIME_BITS jiffies, so jiffies wrap is
+ * core.c) is below the bar; whether its samples fall on few of its pages
+ * is judged from @r->distinct. A sample from before the window
+ * opened (it waited in a ring) counts as if it came at the opening. Times
+ * are compared modulo 2^PGHOT_REGION_TIME_BITS jiffies, so jiffies wrap is
  * harmless; a region left alone for more than half that range (decades)
  * may see its old window as young once.
  *
@@ -314,7 +378,7 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 
 	*turned_hot = false;
 	*rate = 0;
-	if (!count || age >= r->window) {
+	if (pghot_region_opens(old, r->now, r->window)) {
 		start = now;
 		age = 0;
 		count = 1;
@@ -351,47 +415,93 @@ u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 	}
 	if (hot)
 		*verdict = PGHOT_REGION_IS_HOT;
-	else if (count >= PGHOT_REGION_MIN_SAMPLES)
-		*verdict = PGHOT_REGION_BELOW;
-	else
+	else if (count < PGHOT_REGION_MIN_SAMPLES)
 		*verdict = PGHOT_REGION_UNKNOWN;
+	else if (pghot_region_few_pages(count, r))
+		*verdict = PGHOT_REGION_BELOW_FEW;
+	else
+		*verdict = PGHOT_REGION_BELOW;
 	return start | (u64)count << PGHOT_REGION_TIME_BITS |
 	       (hot ? PGHOT_REGION_HOT_BIT : 0) |
 	       (seen ? PGHOT_REGION_SEEN_BIT : 0);
 }
 
+/*
+ * The field at @shift of a region's tally for the window @rec has open
+ * (0 if the tally is of another window), and the tally with @nr added to
+ * it, saturating, and the other field kept or, in a new window, cleared.
+ */
+static u32 pghot_region_tally(u64 tally, u64 rec, unsigned int shift)
+{
+	if ((tally & PGHOT_REGION_TIME_MASK) != (rec & PGHOT_REGION_TIME_MASK))
+		return 0;
+	return (tally >> shift) & PGHOT_REGION_LEFT_MAX;
+}
+
+static u64 pghot_region_tally_add(u64 tally, u64 rec, unsigned int shift,
+				  unsigned int nr)
+{
+	u64 start = rec & PGHOT_REGION_TIME_MASK;
+	u64 mask = (u64)PGHOT_REGION_LEFT_MAX << shift;
+	u64 n = min_t(u64, (u64)pghot_region_tally(tally, rec, shift) + nr,
+		      PGHOT_REGION_LEFT_MAX);
+
+	if ((tally & PGHOT_REGION_TIME_MASK) != start)
+		tally = start;
+	return (tally & ~mask) | n << shift;
+}
+
 /**
  * pghot_region_left_add - count pages that left a region for the top tier
- * @left: the region's count of pages that left, see rule.h
+ * @tally: the region's tally, see rule.h
  * @rec: the region record now
  * @nr: pages that left
  *
- * A count from an earlier window of the region starts again at @nr.
+ * A tally from an earlier window of the region starts again, at @nr.
  *
- * Return: the new count.
+ * Return: the new tally.
  */
-u64 pghot_region_left_add(u64 left, u64 rec, unsigned int nr)
+u64 pghot_region_left_add(u64 tally, u64 rec, unsigned int nr)
 {
-	u64 start = rec & PGHOT_REGION_TIME_MASK;
-	u32 pages = pghot_region_left_count(left, rec);
-
-	pages = min_t(u64, (u64)pages + nr, PGHOT_REGION_LEFT_MAX);
-	return start | (u64)pages << PGHOT_REGION_TIME_BITS;
+	return pghot_region_tally_add(tally, rec, PGHOT_REGION_LEFT_SHIFT, nr);
 }
 
 /**
  * pghot_region_left_count - pages that left a region in its present window
- * @left: the region's count of pages that left, see rule.h
+ * @tally: the region's tally, see rule.h
  * @rec: the region record now
  *
- * Return: the pages counted in @left if it was counted in the window @rec
- * has open, else 0.
+ * Return: the pages counted in @tally if it was counted in the window
+ * @rec has open, else 0.
  */
-u32 pghot_region_left_count(u64 left, u64 rec)
+u32 pghot_region_left_count(u64 tally, u64 rec)
 {
-	if ((left & PGHOT_REGION_TIME_MASK) != (rec & PGHOT_REGION_TIME_MASK))
-		return 0;
-	return left >> PGHOT_REGION_TIME_BITS;
+	return pghot_region_tally(tally, rec, PGHOT_REGION_LEFT_SHIFT);
+}
+
+/**
+ * pghot_region_distinct_add - count a page sampled first in a region window
+ * @tally: the region's tally, see rule.h
+ * @rec: the region record now
+ *
+ * Return: the new tally; one from an earlier window starts again, at 1.
+ */
+u64 pghot_region_distinct_add(u64 tally, u64 rec)
+{
+	return pghot_region_tally_add(tally, rec, PGHOT_REGION_DISTINCT_SHIFT, 1);
+}
+
+/**
+ * pghot_region_distinct_count - distinct pages sampled in a region window
+ * @tally: the region's tally, see rule.h
+ * @rec: the region record now
+ *
+ * Return: the pages counted in @tally if it was counted in the window
+ * @rec has open, else 0.
+ */
+u32 pghot_region_distinct_count(u64 tally, u64 rec)
+{
+	return pghot_region_tally(tally, rec, PGHOT_REGION_DISTINCT_SHIFT);
 }
 
 /**
@@ -487,9 +597,13 @@ u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
  * @threshold: freq_threshold
  * @verdict: what the page's region says
  *
- * A hot region stands in for one of the page's own samples; one below the
- * bar takes away the benefit of the doubt a single sample gets at
- * threshold 1; a region with too few samples changes nothing.
+ * A hot region's pages need not be alike (hot and warm pages share
+ * regions in a heap), and one sample cannot tell them apart: above
+ * threshold 1 a page of a hot region needs two samples of its own, or one
+ * less than @threshold if that is more, counted over the region's window
+ * (pghot_region_remembers()). A region below the bar takes away the
+ * benefit of the doubt a single sample gets at threshold 1; a region with
+ * too few samples changes nothing.
  *
  * Return: the frequency the page's own record must reach.
  */
@@ -498,12 +612,34 @@ unsigned int pghot_region_threshold(unsigned int threshold,
 {
 	switch (verdict) {
 	case PGHOT_REGION_IS_HOT:
-		return max(threshold, 2U) - 1;
+		return threshold <= 1 ? 1 : max(threshold - 1, 2U);
 	case PGHOT_REGION_BELOW:
+	case PGHOT_REGION_BELOW_FEW:
 		return max(threshold, 2U);
 	default:
 		return threshold;
 	}
+}
+
+/**
+ * pghot_region_remembers - does a page's earlier sample in the window count?
+ * @verdict: what the page's region says
+ *
+ * In a hot region, and in one below the bar whose samples fall on few of
+ * its pages (a few hot pages among cold ones), a page's own samples are
+ * what tells it apart, and one sample in the region's window before this
+ * one counts with it, however long ago: the page record forgets after
+ * promote_window_ms, the region's bitmap after its window. In a region
+ * below the bar whose samples spread over its pages, two samples of one
+ * page over the longer window are what chance gives some of them: only
+ * the page record's window counts.
+ *
+ * Return: true if the region's memory of the page's samples counts.
+ */
+bool pghot_region_remembers(enum pghot_region_verdict verdict)
+{
+	return verdict == PGHOT_REGION_IS_HOT ||
+	       verdict == PGHOT_REGION_BELOW_FEW;
 }
 
 #include "tests/rule-kunit.h"

@@ -134,6 +134,11 @@ struct pghot_access {
 	int nid;			/* target to keep (precise), or NUMA_NO_NODE */
 	unsigned int window;		/* window in time units (adapted) */
 	unsigned int threshold;		/* frequency that makes a page ready */
+	/*
+	 * Its accesses, this one included, that the caller knows of from
+	 * elsewhere (a region's memory); 0: none.
+	 */
+	unsigned int known;
 	bool fresh;			/* the record's time can be trusted */
 };
 
@@ -167,6 +172,10 @@ u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
  * its node's reference in this window, and on top a bit that says the
  * region was found hot in this window. Windows do not slide: a sample a
  * window or more after the opening opens a new one.
+ *
+ * Beside the record, one bit per page says whether the page was sampled
+ * in the region's present window: the region's memory of its pages'
+ * samples, longer than a page record's window.
  */
 #define PGHOT_REGION_TIME_BITS		40
 #define PGHOT_REGION_TIME_MASK		(BIT_ULL(PGHOT_REGION_TIME_BITS) - 1)
@@ -183,22 +192,31 @@ static inline u32 pghot_region_count(u64 rec)
 
 /* Fewer samples than this in a window say nothing about a region. */
 #define PGHOT_REGION_MIN_SAMPLES	16
+/* Fewer than this say nothing about how its samples spread over its pages. */
+#define PGHOT_REGION_FEW_SAMPLES	32
 /*
  * A hot region all but 1/2^this of whose pages have left it for the top
  * tier may have its last pages promoted unsampled, see
  * pghot_region_rest_due().
  */
-#define PGHOT_REGION_REST_SHIFT		4
+#define PGHOT_REGION_REST_SHIFT		3
 
 /*
- * The pages kmigrated took out of a region for promotion in the region's
- * present window: what the rest step goes by (samples cannot tell: a page
- * that stays is sampled again and again). 64 bits: from bit 0 the 40-bit
- * opening time of the region window they were counted in, as in the
- * region record, and above it the pages (saturating). A count from
- * another window counts as none.
+ * A region's tally of its present window, 64 bits: from bit 0 the 40-bit
+ * opening time of the region window it was counted in, as in the region
+ * record; above it the pages kmigrated took out of the region for
+ * promotion, what the rest step goes by (samples cannot tell: a page that
+ * stays is sampled again and again); on top the distinct pages sampled,
+ * which a page's bit cannot keep: it is cleared when the page is freed
+ * (promoted pages are), so that its next user starts cold. Both saturate;
+ * a tally from another window counts as none.
  */
-#define PGHOT_REGION_LEFT_MAX		((1U << 24) - 1)
+#define PGHOT_REGION_TALLY_BITS		12
+#define PGHOT_REGION_LEFT_SHIFT		PGHOT_REGION_TIME_BITS
+#define PGHOT_REGION_DISTINCT_SHIFT	(PGHOT_REGION_TIME_BITS + \
+					 PGHOT_REGION_TALLY_BITS)
+#define PGHOT_REGION_LEFT_MAX		((1U << PGHOT_REGION_TALLY_BITS) - 1)
+#define PGHOT_REGION_DISTINCT_MAX	PGHOT_REGION_LEFT_MAX
 
 /*
  * A node's reference: the rate at which the samples of its regions found
@@ -226,6 +244,7 @@ struct pghot_region_sample {
 	unsigned long min_span;		/* shortest time a rate is taken over */
 	unsigned int threshold;		/* samples each page should expect */
 	unsigned int pages;		/* pages per region */
+	unsigned int distinct;		/* pages sampled in the window, with it */
 	u32 ref;			/* the node's reference now, 0: none */
 	unsigned int ref_div;		/* reach 1/ref_div of it, 0: ignore it */
 };
@@ -234,9 +253,11 @@ struct pghot_region_sample {
 enum pghot_region_verdict {
 	PGHOT_REGION_UNKNOWN,		/* too few samples to tell */
 	PGHOT_REGION_BELOW,		/* enough samples, not (yet) hot */
+	PGHOT_REGION_BELOW_FEW,		/* that, and they fall on few pages */
 	PGHOT_REGION_IS_HOT,		/* above it (for the rest of the window) */
 };
 
+bool pghot_region_opens(u64 rec, unsigned long now, unsigned long window);
 u64 pghot_update_region(u64 old, const struct pghot_region_sample *r,
 			enum pghot_region_verdict *verdict, bool *turned_hot,
 			u32 *rate);
@@ -246,8 +267,12 @@ u64 pghot_ref_update(u64 old, u32 rate, unsigned long now,
 		     unsigned long half_life);
 unsigned int pghot_region_threshold(unsigned int threshold,
 				    enum pghot_region_verdict verdict);
-u64 pghot_region_left_add(u64 left, u64 rec, unsigned int nr);
-u32 pghot_region_left_count(u64 left, u64 rec);
+bool pghot_region_remembers(enum pghot_region_verdict verdict);
+u32 pghot_region_distinct_expected(u32 samples, unsigned int pages);
+u64 pghot_region_left_add(u64 tally, u64 rec, unsigned int nr);
+u32 pghot_region_left_count(u64 tally, u64 rec);
+u64 pghot_region_distinct_add(u64 tally, u64 rec);
+u32 pghot_region_distinct_count(u64 tally, u64 rec);
 bool pghot_region_rest_due(u64 rec, u32 left, unsigned int pages);
 
 /* The rule's tunables, see Documentation/admin-guide/mm/pghot.rst. */

@@ -11,6 +11,7 @@
 #define _PGHOT_RULE_KUNIT_TEST_H
 
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 
 static const struct pghot_layout *pghot_test_layouts[] = {
 	&pghot_layout_default, &pghot_layout_precise,
@@ -111,6 +112,46 @@ static void pghot_test_ready(struct kunit *test)
 	/* Threshold 1 (a quick hint fault): the first access is enough. */
 	rec = access_at(l, 0, t, 1);
 	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+}
+
+/*
+ * Accesses the caller remembers beyond the window (a region's memory of a
+ * page's samples) count toward the threshold, not into the record.
+ */
+static void pghot_test_known(struct kunit *test)
+{
+	const struct pghot_layout *l = test_layout(test);
+	const struct pghot_clock c = { .shift = TEST_SHIFT };
+	unsigned long t = 300 * TEST_UNIT;
+	struct pghot_access a = {
+		.now = t, .nid = NUMA_NO_NODE, .window = TEST_WINDOW,
+		.threshold = 2, .known = 2, .fresh = true,
+	};
+	enum pghot_outcome out;
+	u32 rec, held;
+
+	/* A first access in the window, the second the caller knows of. */
+	rec = pghot_update_record(l, &c, 0, &a, &out);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 1U);
+	/* Not enough for a higher threshold; the record's own count is. */
+	a.threshold = 3;
+	rec = pghot_update_record(l, &c, 0, &a, &out);
+	KUNIT_EXPECT_FALSE(test, pghot_rec_ready(l, rec));
+	a.known = 0;
+	a.now += TEST_UNIT;
+	rec = pghot_update_record(l, &c, rec, &a, &out);
+	KUNIT_EXPECT_FALSE(test, pghot_rec_ready(l, rec));
+	a.known = 2;
+	a.now += TEST_UNIT;
+	rec = pghot_update_record(l, &c, rec, &a, &out);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	/* A held page stays held, whatever the caller knows. */
+	held = pghot_hold_record(l, &c, t);
+	a.now = t + TEST_UNIT;
+	a.threshold = 1;
+	KUNIT_EXPECT_EQ(test, pghot_update_record(l, &c, held, &a, &out), held);
+	KUNIT_EXPECT_EQ(test, out, PGHOT_HELD);
 }
 
 /* A sample from just before the last one, drained late, still counts. */
@@ -617,25 +658,144 @@ static void pghot_test_region_threshold(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_IS_HOT), 1U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_BELOW), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_BELOW_FEW), 2U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(1, PGHOT_REGION_UNKNOWN), 1U);
-	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_IS_HOT), 1U);
+	/* A hot region: one sample cannot tell a warm page from a hot one. */
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_IS_HOT), 2U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_BELOW), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_BELOW_FEW), 2U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(2, PGHOT_REGION_UNKNOWN), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_threshold(3, PGHOT_REGION_IS_HOT), 2U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_IS_HOT), 6U);
 	KUNIT_EXPECT_EQ(test, pghot_region_threshold(7, PGHOT_REGION_BELOW), 7U);
+	/* Where the region's memory of a page's samples counts. */
+	KUNIT_EXPECT_TRUE(test, pghot_region_remembers(PGHOT_REGION_IS_HOT));
+	KUNIT_EXPECT_TRUE(test, pghot_region_remembers(PGHOT_REGION_BELOW_FEW));
+	KUNIT_EXPECT_FALSE(test, pghot_region_remembers(PGHOT_REGION_BELOW));
+	KUNIT_EXPECT_FALSE(test, pghot_region_remembers(PGHOT_REGION_UNKNOWN));
+}
+
+/* Pages hit by evenly spread samples: n * (1 - (1 - 1/n)^s), rounded down. */
+static void pghot_test_region_distinct_expected(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(0, 512), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(1, 512), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(5, 0), 0U);
+	/* One page: every sample hits it. */
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(100, 1), 1U);
+	/* 512 samples on 448 pages: 305.5; 64 on 128: 50.5; 2 on 2: 1.5. */
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(512, 448), 305U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(64, 128), 50U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(2, 2), 1U);
+	/* Never more than the samples nor the pages; saturating. */
+	KUNIT_EXPECT_LE(test, pghot_region_distinct_expected(3, 512), 3U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(PGHOT_REGION_COUNT_MAX, 448), 448U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_expected(U32_MAX, 512), 512U);
+}
+
+/* @n samples, the @i-th on page @page(@i), at @t; the distinct pages kept. */
+static u64 region_feed(u64 rec, unsigned long t, unsigned int threshold,
+		       unsigned int n, unsigned int (*page)(unsigned int),
+		       unsigned long *bits, unsigned int *distinct,
+		       enum pghot_region_verdict *v)
+{
+	struct pghot_region_sample r = {
+		.now = t, .window = R_WINDOW, .min_span = R_SPAN,
+		.threshold = threshold, .pages = R_PAGES,
+	};
+	unsigned int i;
+	bool turned;
+	u32 rate;
+
+	for (i = 0; i < n; i++) {
+		if (!__test_and_set_bit(page(i), bits))
+			++*distinct;
+		r.distinct = *distinct;
+		rec = pghot_update_region(rec, &r, v, &turned, &rate);
+	}
+	return rec;
+}
+
+/* A multiplicative (Fibonacci) hash: spread over all the pages. */
+static unsigned int page_any(unsigned int i)
+{
+	return (i * 2654435761U) >> 23;
+}
+
+/* Pages 0-63 alone: a few hot pages among cold ones. */
+static unsigned int page_few(unsigned int i)
+{
+	return page_any(i) % 64;
+}
+
+/* Pages 0-63 first, one sample each: no repeat yet. */
+static unsigned int page_first_64(unsigned int i)
+{
+	return i % 64;
+}
+
+/*
+ * Below the bar (threshold 7, all samples at once: 239 make a region hot),
+ * samples on few of a region's pages make it BELOW_FEW from
+ * PGHOT_REGION_FEW_SAMPLES on, once they fall on no more pages than
+ * evenly spread samples over a quarter of them would; samples spread over
+ * it do not.
+ */
+static void pghot_test_region_few(struct kunit *test)
+{
+	DECLARE_BITMAP(bits, R_PAGES);
+	enum pghot_region_verdict v;
+	unsigned long t = 4000000;
+	unsigned int d;
+	bool turned;
+	u64 rec;
+
+	bitmap_zero(bits, R_PAGES);
+	d = 0;
+	rec = region_feed(0, t, 7, PGHOT_REGION_FEW_SAMPLES - 1, page_few, bits,
+			  &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	rec = region_feed(rec, t, 7, 64, page_few, bits, &d, &v);
+	KUNIT_EXPECT_LE(test, d, 64U);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW_FEW);
+	/* Hot is hot, whatever the spread. */
+	rec = region_feed(rec, t, 7, 239, page_few, bits, &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_IS_HOT);
+
+	/* 64 pages once each: as spread as can be, until they repeat. */
+	bitmap_zero(bits, R_PAGES);
+	d = 0;
+	rec = region_feed(0, t, 7, 64, page_first_64, bits, &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	/* 88 samples on 64 pages: evenly over 128 they would hit 63.8. */
+	rec = region_feed(rec, t, 7, 24, page_first_64, bits, &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	rec = region_feed(rec, t, 7, 1, page_first_64, bits, &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW_FEW);
+
+	/* Spread over the region: never few. */
+	bitmap_zero(bits, R_PAGES);
+	d = 0;
+	rec = region_feed(0, t, 7, 200, page_any, bits, &d, &v);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
+	/* Without a count of distinct pages nothing is judged. */
+	rec = 0;
+	for (d = 0; d < 200; d++)
+		rec = region_at(rec, t, 7, &v, &turned);
+	KUNIT_EXPECT_EQ(test, v, PGHOT_REGION_BELOW);
 }
 
 /* When a hot region's last pages are looked for: by the pages that left. */
 static void pghot_test_region_rest(struct kunit *test)
 {
-	const unsigned int pages = 512, from = 512 - 32;
+	const unsigned int pages = 512, from = 512 - 64;
 	u64 hot = PGHOT_REGION_HOT_BIT | 12345;
 	unsigned int c, left;
 
 #define REC(flags, count)	((flags) | (u64)(count) << PGHOT_REGION_TIME_BITS)
 	/* Not hot: never, whatever left. */
 	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(12345, 512), pages, pages));
-	/* Hot: once all but 1/16 of the pages left, every 16th sample. */
+	/* Hot: once all but 1/8 of the pages left, every 16th sample. */
 	for (left = 0; left < from; left++)
 		KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 512), left, pages));
 	for (c = 1; c < 200; c++)
@@ -654,11 +814,11 @@ static void pghot_test_region_rest(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, PGHOT_REGION_COUNT_MAX),
 						       pages, pages));
 	/* Small regions (a memory section smaller than 2 MiB): 16 pages. */
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 14, 16));
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 15, 16));
-	/* Fewer pages than 16: all of them. */
-	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 7, 8));
-	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 8, 8));
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 13, 16));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 14, 16));
+	/* Fewer pages than 8: all of them. */
+	KUNIT_EXPECT_FALSE(test, pghot_region_rest_due(REC(hot, 16), 3, 4));
+	KUNIT_EXPECT_TRUE(test, pghot_region_rest_due(REC(hot, 16), 4, 4));
 #undef REC
 }
 
@@ -691,12 +851,34 @@ static void pghot_test_region_left(struct kunit *test)
 	left = pghot_region_left_add(0, rec, 2);
 	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 2U);
 	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, 0), 0U);
+
+	/* The distinct pages sampled share the tally, apart from the pages left. */
+	left = pghot_region_distinct_add(left, rec);
+	left = pghot_region_distinct_add(left, rec);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_count(left, rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 2U);
+	left = pghot_region_left_add(left, rec, 7);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_count(left, rec), 2U);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, rec), 9U);
+	/* A new window clears both. */
+	left = pghot_region_distinct_add(left, next);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_count(left, next), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_count(left, rec), 0U);
+	/* Saturating, without touching the other field. */
+	left = pghot_region_left_add(left, next, UINT_MAX);
+	while (pghot_region_distinct_count(left, next) < PGHOT_REGION_DISTINCT_MAX)
+		left = pghot_region_distinct_add(left, next);
+	left = pghot_region_distinct_add(left, next);
+	KUNIT_EXPECT_EQ(test, pghot_region_distinct_count(left, next), PGHOT_REGION_DISTINCT_MAX);
+	KUNIT_EXPECT_EQ(test, pghot_region_left_count(left, next), PGHOT_REGION_LEFT_MAX);
 }
 
 static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_window, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_saturation, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_ready, pghot_layout_gen_params),
+	KUNIT_CASE_PARAM(pghot_test_known, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_late_arrival, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_jiffies_wrap, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_hold, pghot_layout_gen_params),
@@ -714,6 +896,8 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE(pghot_test_ref_decay),
 	KUNIT_CASE(pghot_test_ref_update),
 	KUNIT_CASE(pghot_test_region_threshold),
+	KUNIT_CASE(pghot_test_region_distinct_expected),
+	KUNIT_CASE(pghot_test_region_few),
 	KUNIT_CASE(pghot_test_region_rest),
 	KUNIT_CASE(pghot_test_region_left),
 	{}

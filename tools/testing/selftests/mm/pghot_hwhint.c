@@ -11,12 +11,13 @@
  * threshold_2:  freq_threshold=2, regions off (hwhint_region_ms=0): one
  *               round promotes nothing, a second round inside the window
  *               promotes >= 99%.
- * region:       regions on, a 1 s region window: at freq_threshold=2 one
- *               sample on every 32nd page (16 per 2 MiB) promotes
- *               nothing, one on every page promotes >= 95% in one round
- *               (pghot_region_hot and pghot_region_ready move); at
- *               freq_threshold=1 one sample on every other page promotes
- *               that half and leaves the unsampled half.
+ * region:       regions on, a 2.5 s region window: at freq_threshold=2
+ *               one sample on every 32nd page (16 per 2 MiB) promotes
+ *               nothing; one on every page makes the regions hot and no
+ *               page ready, a second round 300 ms later (over
+ *               promote_window_ms) promotes >= 95%; at freq_threshold=1
+ *               one sample on every other page promotes that half and
+ *               leaves the unsampled half.
  * region_ref:   after regions sampled at a high rate set the node's
  *               reference, regions at under half that rate (above the
  *               absolute bar) are not hot; after a reset, more samples
@@ -30,6 +31,15 @@
  *               stays) of a 32-page owner with 8 or more pages in the
  *               region make no other page ready: samples of a page that
  *               is still there are no evidence for the rest step.
+ * region_mixed: hot and 10 times colder pages interleaved in every whole
+ *               region, sampled as a Poisson stream in 10 batches 300 ms
+ *               apart, freq_threshold=2: >= 95% of the pages with two
+ *               samples or more are promoted, <= 5% of those with one,
+ *               <= 5% of the warm set, none without a sample.
+ * region_sparse: one hot page in 8 of every whole region, the rest never
+ *               sampled, freq_threshold=1, 3 batches 6 s apart: the
+ *               regions stay below the bar, >= 95% of the hot pages with
+ *               two samples or more are promoted, no untouched page.
  * source_off:   with 0x2 clear nothing is promoted and
  *               pghot_recorded_hwhints does not move, while
  *               pghot_reported_hwhints does.
@@ -365,11 +375,13 @@ TEST_F_TIMEOUT(hwhint, threshold_2, HWHINT_TEST_TIMEOUT_S)
  * take a region's samples before its rate is judged, and for a page
  * sampled before its region turned hot to still count.
  */
+#define REGION_GAP_MS		300	/* over promote_window_ms, under the region's */
+
 static void region_from(struct __test_metadata *_metadata,
 			struct hw_buf *hw, int nid)
 {
 	struct counters c0;
-	unsigned long hot0, ready0, top, half;
+	unsigned long hot0, ready0, top, half, one;
 	double secs, t0, t_inj;
 
 	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
@@ -395,22 +407,32 @@ static void region_from(struct __test_metadata *_metadata,
 	EXPECT_LE(pct(top, hw->rg.nr), UNPROMOTED_MAX_PCT);
 	EXPECT_EQ(vmstat("pghot_region_hot"), hot0);
 
-	/* Every page once: the regions are hot, one sample is enough. */
+	/*
+	 * Every page once: the regions are hot, but one sample cannot tell
+	 * a hot page from a warm one beside it. A second round, after the
+	 * pages' own window (promote_window_ms) and within the region's,
+	 * promotes them: the region remembers the first.
+	 */
 	sleep(SETTLE_S);
-	ready0 = vmstat("pghot_region_ready");
+	ready0 = vmstat("pghot_ready");
 	region_counters_read(&c0);
 	t0 = now_s();
 	inject_all(_metadata, hw);
 	t_inj = now_s() - t0;
+	usleep(REGION_GAP_MS * 1000);
+	one = vmstat("pghot_ready") - ready0;
+	TH_LOG("node %d, threshold 2, every page once (%.2f s): %lu of %lu ready, %lu regions hot",
+	       nid, t_inj, one, hw->rg.nr, vmstat("pghot_region_hot") - hot0);
+	region_counters_print(&c0, t_inj);
+	EXPECT_LE(pct(one, hw->rg.nr), UNPROMOTED_MAX_PCT);
+	EXPECT_GE(vmstat("pghot_region_hot") - hot0, hw->rg.nr / 512 / 2);
+	inject_all(_metadata, hw);
 	secs = wait_promoted(_metadata, hw);
 	top = promoted(_metadata, hw);
-	TH_LOG("node %d, threshold 2, every page: %.2f%% promoted in %.1f s, %lu regions hot",
-	       nid, pct(top, hw->rg.nr), secs, vmstat("pghot_region_hot") - hot0);
-	region_counters_print(&c0, t_inj);
+	TH_LOG("node %d, threshold 2, every page twice %d ms apart: %.2f%% promoted in %.1f s",
+	       nid, REGION_GAP_MS, pct(top, hw->rg.nr), secs);
+	region_counters_print(&c0, now_s() - t0);
 	EXPECT_TRUE(reached_pct(top, hw->rg.nr, REGION_PROMOTED_PCT));
-	EXPECT_GE(vmstat("pghot_region_hot") - hot0, hw->rg.nr / 512 / 2);
-	/* The pages sampled before their region was found hot. */
-	EXPECT_GT(vmstat("pghot_region_ready"), ready0);
 	unplace(hw);
 
 	/* Threshold 1: a hot region never takes a page that has no sample. */
@@ -726,7 +748,7 @@ static void region_rest_from(struct __test_metadata *_metadata,
 	/*
 	 * A: all but the last REST_SAMPLED2 + REST_UNSAMPLED pages of each
 	 * region first; then, once those have left, REST_SAMPLED2 more, whose
-	 * samples find all but 1/16 of the region gone. B: every other page.
+	 * samples find all but 1/8 of the region gone. B: every other page.
 	 */
 	ready0 = vmstat("pghot_region_ready");
 	ref_inject_below(_metadata, hw, &g, 0, 1, 0,
@@ -875,6 +897,322 @@ TEST_F_TIMEOUT(hwhint, region_one_page, HWHINT_TEST_TIMEOUT_S)
 
 	for (i = 0; i < self->topo->nr_lower; i++)
 		region_one_page_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/* A fixed pseudo-random sequence (xorshift64*): the same samples every run. */
+static uint64_t rnd_state;
+
+static void rnd_seed(uint64_t seed)
+{
+	rnd_state = seed ? seed : 1;
+}
+
+static unsigned long rnd_below(unsigned long n)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return (rnd_state * 2685821657736338717ULL >> 11) % n;
+}
+
+/*
+ * The buffer's pages in whole 2 MiB regions, by PFN: (*@idx)[r * per + k]
+ * is the buffer index of the page at offset k of the r-th whole region.
+ * Returns the number of whole regions.
+ */
+static unsigned long whole_regions(struct __test_metadata *_metadata,
+				   const struct hw_buf *hw, unsigned long **idx)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long i, j, k, nr = 0;
+	struct pg_key *pg;
+
+	pg = calloc(hw->rg.nr, sizeof(*pg));
+	*idx = calloc(hw->rg.nr, sizeof(**idx));
+	if (!pg || !*idx) {
+		free(pg);
+		ASSERT_TRUE(false);
+	}
+	for (i = 0; i < hw->rg.nr; i++)
+		pg[i] = (struct pg_key){ hw->pfns[i], i };
+	qsort(pg, hw->rg.nr, sizeof(*pg), cmp_pg_key);
+	for (i = 0; i < hw->rg.nr; i = j) {
+		for (j = i; j < hw->rg.nr && pg[j].key / per == pg[i].key / per; j++)
+			;
+		if (j - i != per)
+			continue;
+		for (k = i; k < j; k++)
+			(*idx)[nr * per + k - i] = pg[k].i;
+		nr++;
+	}
+	free(pg);
+	return nr;
+}
+
+/* How the pages of a sampled layout fared. */
+struct layout_tally {
+	unsigned long pages[2][3];	/* [hot][samples: 0, 1, 2 or more] */
+	unsigned long up[2][3];		/* of them, on a top-tier node */
+};
+
+static const char * const kind_name[2] = { "warm/unused", "hot" };
+
+/* Where the pages of whole regions @idx are now, by kind and samples. */
+static void layout_count(struct __test_metadata *_metadata, struct hw_buf *hw,
+			 const unsigned long *idx, unsigned long nr_pages,
+			 const unsigned char *hot, const unsigned char *samples,
+			 struct layout_tally *t)
+{
+	struct residency r;
+	unsigned long i;
+	int c;
+
+	memset(t, 0, sizeof(*t));
+	EXPECT_EQ(query_residency(&hw->rg, &r), 0);
+	for (i = 0; i < nr_pages; i++) {
+		c = samples[i] > 2 ? 2 : samples[i];
+		t->pages[hot[i]][c]++;
+		t->up[hot[i]][c] += node_is_top(&pghot_topo,
+						hw->rg.status[idx[i]]);
+	}
+}
+
+static void layout_log(struct __test_metadata *_metadata, int nid,
+		       const char *what, const struct layout_tally *t)
+{
+	int h, c;
+
+	for (h = 1; h >= 0; h--)
+		for (c = 2; c >= 0; c--)
+			if (t->pages[h][c])
+				TH_LOG("node %d, %s: %s, %s samples: %lu of %lu up (%.1f%%)",
+				       nid, what, kind_name[h],
+				       c == 2 ? ">= 2" : c ? "1" : "no",
+				       t->up[h][c], t->pages[h][c],
+				       pct(t->up[h][c], t->pages[h][c]));
+}
+
+/*
+ * Inject @batches batches, @gap_ms apart: in each, @per_batch samples on
+ * every whole region, one write per region, each sample on a page drawn by
+ * @pick from the region's pages (a Poisson stream, as a sampler's is).
+ * @samples counts each page's.
+ */
+static void layout_inject(struct __test_metadata *_metadata, struct hw_buf *hw,
+			  const unsigned long *idx, unsigned long nr_regions,
+			  unsigned int batches, unsigned int gap_ms,
+			  unsigned int per_batch,
+			  unsigned long (*pick)(unsigned long per),
+			  unsigned char *samples)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long *pfns = calloc(per_batch, sizeof(*pfns));
+	unsigned long r, k, n;
+	unsigned int b;
+
+	ASSERT_NE(pfns, NULL);
+	for (b = 0; b < batches; b++) {
+		if (b)
+			usleep(gap_ms * 1000);
+		for (r = 0; r < nr_regions; r++) {
+			for (n = 0; n < per_batch; n++) {
+				k = pick(per);
+				pfns[n] = hw->pfns[idx[r * per + k]];
+				if (samples[r * per + k] < 255)
+					samples[r * per + k]++;
+			}
+			ASSERT_EQ(inject_pfns(pfns, per_batch, -1), 0)
+				TH_LOG("inject: %s", strerror(errno));
+		}
+	}
+	free(pfns);
+}
+
+/*
+ * Mixed regions (the pages of a heap): in every whole region the pages at
+ * even offsets are hot, those at odd ones warm, sampled 10 times less. At
+ * freq_threshold=2 the regions are hot and a page needs two samples of
+ * its own; the region remembers the first for its window, so samples far
+ * more than promote_window_ms apart count. MIX_BATCHES batches
+ * MIX_GAP_MS apart (more than promote_window_ms, so a page's record never
+ * pairs samples of two batches), 3 samples per hot page and 0.3 per warm
+ * page on average: 80% of the hot pages and 3.7% of the warm ones get
+ * two or more. A hot region standing in for a sample would promote every
+ * sampled page (a quarter of the warm ones).
+ */
+#define MIX_WINDOW_MS		"10000"
+#define MIX_WINDOW_S		10
+#define MIX_BATCHES		10
+#define MIX_GAP_MS		300
+#define MIX_PER_BATCH		84	/* 512 * (3 + 0.3) / 2 / MIX_BATCHES */
+#define LAYOUT_SINGLE_MAX_PCT	5	/* pages with one sample promoted */
+#define LAYOUT_PAIR_MIN_PCT	95	/* pages with two or more promoted */
+
+/* Hot (even offsets) ten times as often as warm. */
+static unsigned long pick_mixed(unsigned long per)
+{
+	if (rnd_below(11) < 10)
+		return 2 * rnd_below(per / 2);
+	return 2 * rnd_below(per / 2) + 1;
+}
+
+static void region_mixed_from(struct __test_metadata *_metadata,
+			      struct hw_buf *hw, int nid)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long *idx, nr, i, hot0, prom0, succ0, expect;
+	unsigned char *hot, *samples;
+	struct progress p = { };
+	struct layout_tally t;
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "200"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", MIX_WINDOW_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	nr = whole_regions(_metadata, hw, &idx);
+	ASSERT_GE(nr, 2UL);
+	hot = calloc(nr * per, 1);
+	samples = calloc(nr * per, 1);
+	ASSERT_NE(hot, NULL);
+	ASSERT_NE(samples, NULL);
+	for (i = 0; i < nr * per; i++)
+		hot[i] = !(i % 2);
+	/* The windows earlier tests opened on this memory are closed. */
+	sleep(MIX_WINDOW_S);
+
+	rnd_seed(0x5eed0000ULL + nid);
+	hot0 = vmstat("pghot_region_hot");
+	prom0 = vmstat("pghot_promoted");
+	succ0 = vmstat("pgpromote_success");
+	layout_inject(_metadata, hw, idx, nr, MIX_BATCHES, MIX_GAP_MS,
+		      MIX_PER_BATCH, pick_mixed, samples);
+	for (i = 0, expect = 0; i < nr * per; i++)
+		expect += samples[i] >= 2;
+	do {
+		usleep(200 * 1000);
+		layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	} while (!progress_done(&p, t.up[1][2] + t.up[0][2], expect,
+				PROMOTE_STALL_S));
+	sleep(SETTLE_S);
+	layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	TH_LOG("node %d: %lu whole regions, hot and warm pages interleaved; %lu regions hot",
+	       nid, nr, vmstat("pghot_region_hot") - hot0);
+	layout_log(_metadata, nid, "mixed", &t);
+	EXPECT_GE(vmstat("pghot_region_hot") - hot0, nr);
+	/* Two samples of its own, however far apart in the window. */
+	EXPECT_TRUE(reached_pct(t.up[1][2], t.pages[1][2], LAYOUT_PAIR_MIN_PCT));
+	EXPECT_TRUE(reached_pct(t.up[0][2], t.pages[0][2], LAYOUT_PAIR_MIN_PCT));
+	/* One sample is not enough, in a hot region or not. */
+	EXPECT_LE(pct(t.up[1][1] + t.up[0][1], t.pages[1][1] + t.pages[0][1]),
+		  LAYOUT_SINGLE_MAX_PCT);
+	/* The warm set: what its own samples earn, and 5% at most. */
+	EXPECT_LE(pct(t.up[0][0] + t.up[0][1] + t.up[0][2],
+		      t.pages[0][0] + t.pages[0][1] + t.pages[0][2]), 5);
+	EXPECT_EQ(t.up[1][0] + t.up[0][0], 0UL);
+	/* kmigrated did it (no hint faults here). */
+	EXPECT_EQ(vmstat("pghot_promoted") - prom0,
+		  vmstat("pgpromote_success") - succ0);
+	free(hot);
+	free(samples);
+	free(idx);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region_mixed, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_mixed_from(_metadata, &self->hw, self->topo->lower[i]);
+}
+
+/*
+ * A sparse hot set: one page in 8 of every whole region hot, the others
+ * allocated and never touched. At freq_threshold=1 and this rate the
+ * regions stay below the bar (SPARSE_WINDOW_MS window, rates over at least
+ * the 4 s promote_window_ms: 192 samples over 12 s is under half of what
+ * 512 pages at one sample each per window take), so a page needs two
+ * samples; as the samples fall on few of the region's pages, they count
+ * over the region's window. SPARSE_BATCHES batches SPARSE_GAP_S apart,
+ * each with 64 samples per region on its hot pages: 3 per hot page on
+ * average. A page record's window alone pairs only the samples of one
+ * batch (about three in four of the pages with two or more).
+ */
+#define SPARSE_WINDOW_MS	"20000"
+#define SPARSE_WINDOW_S		20
+#define SPARSE_BATCHES		3
+#define SPARSE_GAP_S		6
+#define SPARSE_EVERY		8
+
+static unsigned long pick_sparse(unsigned long per)
+{
+	return SPARSE_EVERY * rnd_below(per / SPARSE_EVERY);
+}
+
+static void region_sparse_from(struct __test_metadata *_metadata,
+			       struct hw_buf *hw, int nid)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long *idx, nr, i, hot0, expect;
+	unsigned char *hot, *samples;
+	struct progress p = { };
+	struct layout_tally t;
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "4000"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", SPARSE_WINDOW_MS), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	nr = whole_regions(_metadata, hw, &idx);
+	ASSERT_GE(nr, 2UL);
+	hot = calloc(nr * per, 1);
+	samples = calloc(nr * per, 1);
+	ASSERT_NE(hot, NULL);
+	ASSERT_NE(samples, NULL);
+	for (i = 0; i < nr * per; i++)
+		hot[i] = !(i % SPARSE_EVERY);
+	/* The windows earlier tests opened on this memory are closed. */
+	sleep(SPARSE_WINDOW_S);
+
+	rnd_seed(0x5ba5e000ULL + nid);
+	hot0 = vmstat("pghot_region_hot");
+	layout_inject(_metadata, hw, idx, nr, SPARSE_BATCHES,
+		      SPARSE_GAP_S * 1000, per / SPARSE_EVERY, pick_sparse,
+		      samples);
+	for (i = 0, expect = 0; i < nr * per; i++)
+		expect += samples[i] >= 2;
+	do {
+		usleep(200 * 1000);
+		layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	} while (!progress_done(&p, t.up[1][2], expect, PROMOTE_STALL_S));
+	sleep(SETTLE_S);
+	layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	TH_LOG("node %d: %lu whole regions, one page in %d hot; %lu regions hot",
+	       nid, nr, SPARSE_EVERY, vmstat("pghot_region_hot") - hot0);
+	layout_log(_metadata, nid, "sparse", &t);
+	TH_LOG("node %d, sparse: %.1f%% of the hot pages promoted", nid,
+	       pct(t.up[1][0] + t.up[1][1] + t.up[1][2],
+		   t.pages[1][0] + t.pages[1][1] + t.pages[1][2]));
+	/* Below the bar throughout: the case under test. */
+	EXPECT_EQ(vmstat("pghot_region_hot"), hot0);
+	EXPECT_TRUE(reached_pct(t.up[1][2], t.pages[1][2], LAYOUT_PAIR_MIN_PCT));
+	/* The untouched pages stay. */
+	EXPECT_EQ(t.up[0][0], 0UL);
+	free(hot);
+	free(samples);
+	free(idx);
+	unplace(hw);
+}
+
+TEST_F_TIMEOUT(hwhint, region_sparse, HWHINT_TEST_TIMEOUT_S)
+{
+	int i;
+
+	for (i = 0; i < self->topo->nr_lower; i++)
+		region_sparse_from(_metadata, &self->hw, self->topo->lower[i]);
 }
 
 static void source_off_from(struct __test_metadata *_metadata,
