@@ -329,9 +329,9 @@ u32 pghot_region_distinct_expected(u32 samples, unsigned int pages)
 /*
  * Do a region's samples so far fall on few of its pages: on no more than
  * as many samples spread evenly over a quarter of them would hit? A few
- * hot pages among cold ones. The count holds when pages leave: it is
- * bounded by the pages that take the samples, so that kmigrated taking
- * them does not make the rest look alike.
+ * hot pages among cold ones. @r->distinct counts every page sampled in
+ * the window, those kmigrated has taken out since too, so it stays
+ * bounded by the pages that take the samples as they leave.
  */
 static bool pghot_region_few_pages(u32 count,
 				   const struct pghot_region_sample *r)
