@@ -1028,6 +1028,82 @@ static void layout_inject(struct __test_metadata *_metadata, struct hw_buf *hw,
 	free(pfns);
 }
 
+/* A sampled layout: its knobs, its hot pages and how they are sampled. */
+struct layout_case {
+	const char *threshold;		/* freq_threshold */
+	const char *promote_window_ms;
+	const char *region_ms;		/* hwhint_region_ms */
+	unsigned int region_s;		/* waited first: earlier windows close */
+	unsigned int hot_every;		/* page offsets 0, n, 2n, ... are hot */
+	unsigned int batches, gap_ms, per_batch;	/* see layout_inject() */
+	unsigned long (*pick)(unsigned long per);
+	uint64_t seed;			/* plus the node */
+};
+
+struct layout_result {
+	struct layout_tally t;
+	unsigned long regions;		/* whole regions sampled */
+	unsigned long region_hot;	/* pghot_region_hot delta */
+	unsigned long pghot_promoted, promote_success;	/* deltas */
+};
+
+/*
+ * Place a buffer on @nid, sample its whole regions as @c says, wait for
+ * promotion to stop (all pages with two samples or more up, or no
+ * progress) and tell in @res where the pages ended; the buffer is gone
+ * after.
+ */
+static void layout_run(struct __test_metadata *_metadata, struct hw_buf *hw,
+		       int nid, const struct layout_case *c,
+		       struct layout_result *res)
+{
+	unsigned long per = REGION_BYTES / getpagesize();
+	unsigned long *idx, nr, i, hot0, prom0, succ0, expect;
+	unsigned char *hot, *samples;
+	struct progress p = { };
+
+	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", c->threshold), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", c->promote_window_ms), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", c->region_ms), 0);
+	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
+	place(_metadata, hw, SMALL_SIZE, nid);
+	nr = whole_regions(_metadata, hw, &idx);
+	ASSERT_GE(nr, 2UL);
+	hot = calloc(nr * per, 1);
+	samples = calloc(nr * per, 1);
+	ASSERT_NE(hot, NULL);
+	ASSERT_NE(samples, NULL);
+	for (i = 0; i < nr * per; i++)
+		hot[i] = !(i % c->hot_every);
+	/* The windows earlier tests opened on this memory are closed. */
+	sleep(c->region_s);
+
+	rnd_seed(c->seed + nid);
+	hot0 = vmstat("pghot_region_hot");
+	prom0 = vmstat("pghot_promoted");
+	succ0 = vmstat("pgpromote_success");
+	layout_inject(_metadata, hw, idx, nr, c->batches, c->gap_ms,
+		      c->per_batch, c->pick, samples);
+	for (i = 0, expect = 0; i < nr * per; i++)
+		expect += samples[i] >= 2;
+	do {
+		usleep(200 * 1000);
+		layout_count(_metadata, hw, idx, nr * per, hot, samples, &res->t);
+	} while (!progress_done(&p, res->t.up[1][2] + res->t.up[0][2], expect,
+				PROMOTE_STALL_S));
+	sleep(SETTLE_S);
+	layout_count(_metadata, hw, idx, nr * per, hot, samples, &res->t);
+	res->regions = nr;
+	res->region_hot = vmstat("pghot_region_hot") - hot0;
+	res->pghot_promoted = vmstat("pghot_promoted") - prom0;
+	res->promote_success = vmstat("pgpromote_success") - succ0;
+	free(hot);
+	free(samples);
+	free(idx);
+	unplace(hw);
+}
+
 /*
  * Mixed regions (the pages of a heap): in every whole region the pages at
  * even offsets are hot, those at odd ones warm, sampled 10 times less. At
@@ -1059,65 +1135,33 @@ static unsigned long pick_mixed(unsigned long per)
 static void region_mixed_from(struct __test_metadata *_metadata,
 			      struct hw_buf *hw, int nid)
 {
-	unsigned long per = REGION_BYTES / getpagesize();
-	unsigned long *idx, nr, i, hot0, prom0, succ0, expect;
-	unsigned char *hot, *samples;
-	struct progress p = { };
-	struct layout_tally t;
+	static const struct layout_case mixed = {
+		.threshold = "2", .promote_window_ms = "200",
+		.region_ms = MIX_WINDOW_MS, .region_s = MIX_WINDOW_S,
+		.hot_every = 2, .batches = MIX_BATCHES, .gap_ms = MIX_GAP_MS,
+		.per_batch = MIX_PER_BATCH, .pick = pick_mixed,
+		.seed = 0x5eed0000ULL,
+	};
+	struct layout_result res;
+	struct layout_tally *t = &res.t;
 
-	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "2"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "200"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", MIX_WINDOW_MS), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
-	place(_metadata, hw, SMALL_SIZE, nid);
-	nr = whole_regions(_metadata, hw, &idx);
-	ASSERT_GE(nr, 2UL);
-	hot = calloc(nr * per, 1);
-	samples = calloc(nr * per, 1);
-	ASSERT_NE(hot, NULL);
-	ASSERT_NE(samples, NULL);
-	for (i = 0; i < nr * per; i++)
-		hot[i] = !(i % 2);
-	/* The windows earlier tests opened on this memory are closed. */
-	sleep(MIX_WINDOW_S);
-
-	rnd_seed(0x5eed0000ULL + nid);
-	hot0 = vmstat("pghot_region_hot");
-	prom0 = vmstat("pghot_promoted");
-	succ0 = vmstat("pgpromote_success");
-	layout_inject(_metadata, hw, idx, nr, MIX_BATCHES, MIX_GAP_MS,
-		      MIX_PER_BATCH, pick_mixed, samples);
-	for (i = 0, expect = 0; i < nr * per; i++)
-		expect += samples[i] >= 2;
-	do {
-		usleep(200 * 1000);
-		layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
-	} while (!progress_done(&p, t.up[1][2] + t.up[0][2], expect,
-				PROMOTE_STALL_S));
-	sleep(SETTLE_S);
-	layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	layout_run(_metadata, hw, nid, &mixed, &res);
 	TH_LOG("node %d: %lu whole regions, hot and warm pages interleaved; %lu regions hot",
-	       nid, nr, vmstat("pghot_region_hot") - hot0);
-	layout_log(_metadata, nid, "mixed", &t);
-	EXPECT_GE(vmstat("pghot_region_hot") - hot0, nr);
+	       nid, res.regions, res.region_hot);
+	layout_log(_metadata, nid, "mixed", t);
+	EXPECT_GE(res.region_hot, res.regions);
 	/* Two samples of its own, however far apart in the window. */
-	EXPECT_TRUE(reached_pct(t.up[1][2], t.pages[1][2], LAYOUT_PAIR_MIN_PCT));
-	EXPECT_TRUE(reached_pct(t.up[0][2], t.pages[0][2], LAYOUT_PAIR_MIN_PCT));
+	EXPECT_TRUE(reached_pct(t->up[1][2], t->pages[1][2], LAYOUT_PAIR_MIN_PCT));
+	EXPECT_TRUE(reached_pct(t->up[0][2], t->pages[0][2], LAYOUT_PAIR_MIN_PCT));
 	/* One sample is not enough, in a hot region or not. */
-	EXPECT_LE(pct(t.up[1][1] + t.up[0][1], t.pages[1][1] + t.pages[0][1]),
+	EXPECT_LE(pct(t->up[1][1] + t->up[0][1], t->pages[1][1] + t->pages[0][1]),
 		  LAYOUT_SINGLE_MAX_PCT);
 	/* The warm set: what its own samples earn, and 5% at most. */
-	EXPECT_LE(pct(t.up[0][0] + t.up[0][1] + t.up[0][2],
-		      t.pages[0][0] + t.pages[0][1] + t.pages[0][2]), 5);
-	EXPECT_EQ(t.up[1][0] + t.up[0][0], 0UL);
+	EXPECT_LE(pct(t->up[0][0] + t->up[0][1] + t->up[0][2],
+		      t->pages[0][0] + t->pages[0][1] + t->pages[0][2]), 5);
+	EXPECT_EQ(t->up[1][0] + t->up[0][0], 0UL);
 	/* kmigrated did it (no hint faults here). */
-	EXPECT_EQ(vmstat("pghot_promoted") - prom0,
-		  vmstat("pgpromote_success") - succ0);
-	free(hot);
-	free(samples);
-	free(idx);
-	unplace(hw);
+	EXPECT_EQ(res.pghot_promoted, res.promote_success);
 }
 
 TEST_F_TIMEOUT(hwhint, region_mixed, HWHINT_TEST_TIMEOUT_S)
@@ -1154,57 +1198,30 @@ static unsigned long pick_sparse(unsigned long per)
 static void region_sparse_from(struct __test_metadata *_metadata,
 			       struct hw_buf *hw, int nid)
 {
-	unsigned long per = REGION_BYTES / getpagesize();
-	unsigned long *idx, nr, i, hot0, expect;
-	unsigned char *hot, *samples;
-	struct progress p = { };
-	struct layout_tally t;
+	const struct layout_case sparse = {
+		.threshold = "1", .promote_window_ms = "4000",
+		.region_ms = SPARSE_WINDOW_MS, .region_s = SPARSE_WINDOW_S,
+		.hot_every = SPARSE_EVERY, .batches = SPARSE_BATCHES,
+		.gap_ms = SPARSE_GAP_S * 1000,
+		/* Once per hot page on average. */
+		.per_batch = REGION_BYTES / getpagesize() / SPARSE_EVERY,
+		.pick = pick_sparse, .seed = 0x5ba5e000ULL,
+	};
+	struct layout_result res;
+	struct layout_tally *t = &res.t;
 
-	ASSERT_EQ(write_err(PGHOT_DIR "enabled_sources", "0x2"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", "4000"), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", SPARSE_WINDOW_MS), 0);
-	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
-	place(_metadata, hw, SMALL_SIZE, nid);
-	nr = whole_regions(_metadata, hw, &idx);
-	ASSERT_GE(nr, 2UL);
-	hot = calloc(nr * per, 1);
-	samples = calloc(nr * per, 1);
-	ASSERT_NE(hot, NULL);
-	ASSERT_NE(samples, NULL);
-	for (i = 0; i < nr * per; i++)
-		hot[i] = !(i % SPARSE_EVERY);
-	/* The windows earlier tests opened on this memory are closed. */
-	sleep(SPARSE_WINDOW_S);
-
-	rnd_seed(0x5ba5e000ULL + nid);
-	hot0 = vmstat("pghot_region_hot");
-	layout_inject(_metadata, hw, idx, nr, SPARSE_BATCHES,
-		      SPARSE_GAP_S * 1000, per / SPARSE_EVERY, pick_sparse,
-		      samples);
-	for (i = 0, expect = 0; i < nr * per; i++)
-		expect += samples[i] >= 2;
-	do {
-		usleep(200 * 1000);
-		layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
-	} while (!progress_done(&p, t.up[1][2], expect, PROMOTE_STALL_S));
-	sleep(SETTLE_S);
-	layout_count(_metadata, hw, idx, nr * per, hot, samples, &t);
+	layout_run(_metadata, hw, nid, &sparse, &res);
 	TH_LOG("node %d: %lu whole regions, one page in %d hot; %lu regions hot",
-	       nid, nr, SPARSE_EVERY, vmstat("pghot_region_hot") - hot0);
-	layout_log(_metadata, nid, "sparse", &t);
+	       nid, res.regions, SPARSE_EVERY, res.region_hot);
+	layout_log(_metadata, nid, "sparse", t);
 	TH_LOG("node %d, sparse: %.1f%% of the hot pages promoted", nid,
-	       pct(t.up[1][0] + t.up[1][1] + t.up[1][2],
-		   t.pages[1][0] + t.pages[1][1] + t.pages[1][2]));
+	       pct(t->up[1][0] + t->up[1][1] + t->up[1][2],
+		   t->pages[1][0] + t->pages[1][1] + t->pages[1][2]));
 	/* Below the bar throughout: the case under test. */
-	EXPECT_EQ(vmstat("pghot_region_hot"), hot0);
-	EXPECT_TRUE(reached_pct(t.up[1][2], t.pages[1][2], LAYOUT_PAIR_MIN_PCT));
+	EXPECT_EQ(res.region_hot, 0UL);
+	EXPECT_TRUE(reached_pct(t->up[1][2], t->pages[1][2], LAYOUT_PAIR_MIN_PCT));
 	/* The untouched pages stay. */
-	EXPECT_EQ(t.up[0][0], 0UL);
-	free(hot);
-	free(samples);
-	free(idx);
-	unplace(hw);
+	EXPECT_EQ(t->up[0][0], 0UL);
 }
 
 TEST_F_TIMEOUT(hwhint, region_sparse, HWHINT_TEST_TIMEOUT_S)
