@@ -151,6 +151,52 @@ def feed_density(feed, r):
     return feed["samples"] / exposure if exposure > 0 else None
 
 
+def exposure(r, key):
+    """Page-seconds that run @r's set @key ("hot_mem", "cold_mem") spent
+    on the lower tier, from its residency samples."""
+    total, prev = 0.0, None
+    for smp in r["samples"]:
+        if prev is not None:
+            total += (smp["t"] - prev[0]) * (smp.get(key, 0) + prev[1]) / 2
+        prev = (smp["t"], smp.get(key, 0))
+    return total
+
+
+def set_densities(stem, r):
+    """Each set's own density in run @r: the samples the feeder logged
+    (@stem.pfnlog, pghot-emu feed --pfn-log) on the PFNs the set had at
+    the start (@stem.sets, pghot-bench --pfns-out), over the page-seconds
+    the set spent on the lower tier. {"hot": d, "warm": d or None,
+    "other": samples on neither set}, or None without the two files."""
+    try:
+        with open(stem + ".sets") as f:
+            owner = {}
+            for line in f:
+                name, pfn = line.split()
+                owner[int(pfn, 16)] = name
+        counts = {"hot": 0, "cold": 0, "other": 0}
+        with open(stem + ".pfnlog") as f:
+            for line in f:
+                counts[owner.get(int(line, 16), "other")] += 1
+    except (OSError, ValueError):
+        return None
+    hot_e, cold_e = exposure(r, "hot_mem"), exposure(r, "cold_mem")
+    return {"hot": counts["hot"] / hot_e if hot_e > 0 else None,
+            "warm": counts["cold"] / cold_e if cold_e > 0 else None,
+            "other": counts["other"]}
+
+
+def share_at(r, t):
+    """(hot %, warm % or None) of run @r's sets on the top tier at its
+    first residency sample at or after @t seconds; None if none."""
+    for smp in r["samples"]:
+        if smp["t"] >= t:
+            warm = (100.0 * smp["cold_top"] / r["cold_pages"]
+                    if r.get("cold_pages") else None)
+            return 100.0 * smp["hot_top"] / r["hot_pages"], warm
+    return None
+
+
 def poisson_at_least(k, mean):
     """P(N >= @k) for N Poisson with @mean."""
     term, below = math.exp(-mean), 0.0
@@ -160,17 +206,20 @@ def poisson_at_least(k, mean):
     return max(0.0, 1.0 - below)
 
 
-def per_page_bound(k, density, warm_ratio, seconds):
+def per_page_bound(k, density, warm_ratio, seconds, warm_density=None):
     """What a rule fed only by the samples reaches, in %, on a layout where
     hot and warm pages share regions: a per-page rule that keeps every
     sample of a page for the whole run and promotes at @k samples, with
     samples a Poisson process of @density per hot page per second (a warm
-    page @warm_ratio times less), over @seconds. (hot %, warm % or None)."""
+    page @warm_density, or @warm_ratio times less), over @seconds.
+    (hot %, warm % or None)."""
     if density is None or not seconds or k < 1:
         return None, None
     hot = 100.0 * poisson_at_least(k, density * seconds)
-    warm = (100.0 * poisson_at_least(k, density * seconds / warm_ratio)
-            if warm_ratio else None)
+    if warm_density is None and warm_ratio:
+        warm_density = density / warm_ratio
+    warm = (100.0 * poisson_at_least(k, warm_density * seconds)
+            if warm_ratio and warm_density is not None else None)
     return hot, warm
 
 
@@ -186,11 +235,13 @@ def sampled_density(r):
     """The density delivered in run @r (feed_density()) and the feeder's
     record; (None, None) without the record."""
     scenario, config, rep_ = r["label"].split("/")
+    stem = os.path.join(OUT, "raw", f"{scenario}-{config}-{rep_}")
     try:
-        with open(os.path.join(OUT, "raw", f"{scenario}-{config}-{rep_}.feed")) as f:
+        with open(stem + ".feed") as f:
             feed = json.load(f)
     except (OSError, ValueError):
         return None, None
+    feed["sets"] = set_densities(stem, r)
     return feed_density(feed, r), feed
 
 
@@ -240,16 +291,38 @@ def summarise(scenario, config, rs, failed):
                 "injected": median([f["injected"] for f in feeds]),
                 "rejected": median([f["rejected"] for f in feeds]),
             }
+        # Each set's own density where the feeder logged its samples.
+        sets = [f["sets"] for f in feeds if f.get("sets")]
+        if sets and len(sets) == len(rs):
+            row["density_sets"] = {
+                key: median([d[key] for d in sets])
+                for key in ("hot", "warm", "other")}
         # The per-page bound at this row's threshold, from the density
-        # delivered and the run's length (the layouts issue's table).
+        # delivered and the run's length (the layouts issue's table):
+        # each set's own density where known.
         k = int(config.split("-d")[0][1:])
         ratio = rs[0]["params"].get("warm_ratio") or 0
-        hot_b, warm_b = per_page_bound(k, row["density"], ratio,
-                                       row["elapsed_s"])
+        ds = row.get("density_sets") or {}
+        hot_d = ds.get("hot") if ds.get("hot") is not None else row["density"]
+        hot_b, warm_b = per_page_bound(k, hot_d, ratio, row["elapsed_s"],
+                                       ds.get("warm"))
         row["per_page_bound"] = {"k": k, "warm_ratio": ratio,
                                  "seconds": row["elapsed_s"],
                                  "hot_pct": hot_b, "warm_pct": warm_b}
         row["seconds_to_95pct_runs"] = [r["seconds_to_95pct"] for r in rs]
+        # A long run also read at 60 s: the 60-s goals from the same runs.
+        if row["elapsed_s"] >= 119:
+            at = [share_at(r, 60.0) for r in rs]
+            if all(a is not None for a in at):
+                warm60 = ([a[1] for a in at] if at[0][1] is not None
+                          else None)
+                row["at_60s"] = {
+                    "hot_pct": median([a[0] for a in at]),
+                    "warm_pct": median(warm60) if warm60 else None,
+                }
+                hb, wb = per_page_bound(k, hot_d, ratio, 60.0,
+                                        ds.get("warm"))
+                row["at_60s"]["bound"] = {"hot_pct": hb, "warm_pct": wb}
         if rs[0]["params"].get("zipf"):
             # pghot-bench --zipf: the share of hot accesses the pages on
             # the top tier served, and the best the same number of pages
@@ -386,17 +459,19 @@ def row_layout(r):
     return "blocks" if all(r.get("blocks_runs") or [None]) else "alloc"
 
 
-def layout_goal(r):
+def layout_goal(r, seconds=None):
     """The sampled-layouts goals at freq_threshold 2 (S2, and the P2, L2
-    and A2 rows judged alike), by layout and run length: (hot >=, warm <=,
-    untouched <=, run seconds they are set for); None where the layout
-    has none (skewed: the access share is printed on its own line) or the
-    row is not at threshold 2."""
+    and A2 rows judged alike), by layout and run length (the row's, or
+    @seconds): (hot >=, warm <=, untouched <=, run seconds they are set
+    for); None where the layout has none (skewed: the access share is
+    printed on its own line) or the row is not at threshold 2."""
     if r["config"][1:] != "2":
         return None
     layout = row_layout(r)
+    if seconds is None:
+        seconds = r.get("elapsed_s") or 0
     if layout in ("interleave", "alloc"):
-        if (r.get("elapsed_s") or 0) >= 120:
+        if seconds >= 119:
             return (95.0, 5.0, None, 120)
         return (90.0, 8.0, None, 60)
     if layout == "sparse":
@@ -406,12 +481,15 @@ def layout_goal(r):
     return None
 
 
-def layout_verdict(r, g, hot, warm):
-    """met / NOT met for the goal @g; a goal set for a longer run than
+def layout_verdict(r, g, hot, warm, seconds=None):
+    """met / NOT met for the goal @g after the row's run (or @seconds of
+    it, untouched pages not judged); a goal set for a longer run than
     this one is met early or not judged."""
     want_hot, want_warm, want_untouched, secs = g
     untouched = (100.0 * r["promoted_filler_pages"] / r["filler_pages"]
-                 if r.get("filler_pages") else None)
+                 if r.get("filler_pages") and seconds is None else None)
+    if seconds is None:
+        seconds = r.get("elapsed_s") or 0
     ok = (hot >= want_hot and
           (want_warm is None or warm is None or warm <= want_warm) and
           (want_untouched is None or untouched is None or
@@ -419,7 +497,7 @@ def layout_verdict(r, g, hot, warm):
     text = f"{want_hot:.0f}%/" + (f"{want_warm:.0f}%" if want_warm is not None
                                   else f"{want_untouched:.0f}% untouched")
     text += f" in {secs} s"
-    if (r.get("elapsed_s") or 0) + 1 < secs:
+    if seconds + 1 < secs:
         return f"{text}: {'met early' if ok else 'not judged (shorter run)'}"
     return f"{text}: {'met' if ok else 'NOT met'}"
 
@@ -469,6 +547,26 @@ def sampled_table(rows):
                   f"(best for as many pages {100.0 * z['best_end']:.1f}%), "
                   f"{100.0 * z['served_mean']:.1f}% over the run "
                   f"(best {100.0 * z['best_mean']:.1f}%)")
+        a = r.get("at_60s")
+        if a:
+            b60 = a["bound"]
+            lg60 = layout_goal(r, 60)
+            if lg60 and lg60[3] != 60:
+                lg60 = None
+            print(f"{'':13}  at 60 s: hot {a['hot_pct']:.1f}%"
+                  + ("" if a["warm_pct"] is None else
+                     f", warm {a['warm_pct']:.1f}%")
+                  + f", bound {fmt(b60['hot_pct'], '.1f')}/"
+                  + fmt(b60["warm_pct"], ".1f")
+                  + (f"; {layout_verdict(r, lg60, a['hot_pct'], a['warm_pct'], 60)}"
+                     if lg60 else ""))
+        ds = r.get("density_sets")
+        if ds and ds.get("hot") is not None:
+            warm_d = ("" if ds.get("warm") is None else
+                      f", warm {ds['warm']:.4f} (1/{ds['hot'] / ds['warm']:.1f}"
+                      " of hot)" if ds["warm"] else ", warm 0")
+            print(f"{'':13}  per set: hot {ds['hot']:.4f}{warm_d} samples "
+                  f"per page per s; {fmt(ds['other'])} on neither set")
         if r.get("filler_pages"):
             print(f"{'':13}  untouched pages between the hot ones promoted: "
                   f"{100.0 * r['promoted_filler_pages'] / r['filler_pages']:.1f}%")
@@ -477,9 +575,11 @@ def sampled_table(rows):
           "   rate/s: the sampler's samples per second of user time on the\n"
           "   benchmark's CPU, node 2 or not, or Pn: every n-th node-2 access;\n"
           "   bound: hot %/warm % that a per-page rule promoting at the row's\n"
-          "   threshold in samples reaches with Poisson samples at the density\n"
-          "   got over the run's length; no rule fed only by these samples does\n"
-          "   much better where hot and warm pages share regions)")
+          "   threshold in samples reaches with Poisson samples at each set's\n"
+          "   own density (per set; else got, warm at 1/ratio of it) over the\n"
+          "   run's length; no rule fed only by these samples does much better\n"
+          "   where hot and warm pages share regions; per set: the samples\n"
+          "   logged on each set's PFNs over its page-seconds on the lower tier)")
     blocks = [b for r in rows for b in r.get("blocks_runs") or [None]]
     if blocks and all(blocks):
         shares = [v for b in blocks for v in b.values() if v is not None]
@@ -763,8 +863,14 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--density":
         # guest-demo.sh's calibration: demo-report.py --density FEED RUN
+        # The hot set's own density where the feeder logged its samples
+        # (FEED's stem .pfnlog and RUN's stem .sets).
         with open(sys.argv[2]) as f_, open(sys.argv[3]) as r_:
-            d = feed_density(json.load(f_), json.load(r_))
+            run_ = json.load(r_)
+            d = feed_density(json.load(f_), run_)
+        ds = set_densities(os.path.splitext(sys.argv[2])[0], run_)
+        if ds and ds.get("hot"):
+            d = ds["hot"]
         if not d:
             sys.exit("demo: no exposure to the lower tier in " + sys.argv[3])
         print(d)

@@ -171,11 +171,13 @@ sampled_run() {
 	rm -f /tmp/ready
 	( while [ ! -e /tmp/ready ]; do sleep 0.05; done
 	  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed --period "$SAMPLED_P0" \
-		--rate "$rate" --slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" ) &
+		--rate "$rate" --slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" \
+		--pfn-log "$DEMO_OUT/raw/$shape-$c-$r.pfnlog" ) &
 	feed=$!
 	# shellcheck disable=SC2046
 	DEMO_DURATION=$dur run "$shape" "$c" "$r" $(sampled_shape "$shape") \
-		--ready-file /tmp/ready || rc=1
+		--ready-file /tmp/ready \
+		--pfns-out "$DEMO_OUT/raw/$shape-$c-$r.sets" || rc=1
 	touch /tmp/ready; sleep 0.2; kill "$feed" 2>/dev/null; wait "$feed"
 	[ -e "$DEMO_OUT/raw/$shape-$c-$r.json" ] || rc=1
 	return $rc
@@ -189,13 +191,15 @@ sampled_calibrate() {	# shape
 	config C1
 	sampled_run "$shape" calib 1 "$SAMPLED_R0" 15 || {
 		echo "sampled: calibration of $shape failed" >&2; return 1; }
-	# Samples per hot page-second on the lower tier (a warm page counts
-	# 1/ratio of a hot one), as demo-report.py measures every run.
+	# Samples per hot page-second on the lower tier: the hot set's own
+	# samples (the feeder's PFN log), as demo-report.py measures every
+	# run.
 	d0=$(python3 "$TOP/tooling/demo-report.py" --density \
 		"$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/raw/$shape-calib-1.json") || return 1
 	echo "$d0" > "$DEMO_OUT/sampled-$shape-d0"
 	mv "$DEMO_OUT/raw/$shape-calib-1.feed" "$DEMO_OUT/sampled-$shape-calib.feed"
 	mv "$DEMO_OUT/raw/$shape-calib-1.json" "$DEMO_OUT/sampled-$shape-calib.json"
+	rm -f "$DEMO_OUT/raw/$shape-calib-1.pfnlog" "$DEMO_OUT/raw/$shape-calib-1.sets"
 	echo "sampled: $shape: $d0 samples per hot page per s at $SAMPLED_R0 samples/s" >&2
 }
 

@@ -18,7 +18,7 @@
  *   pghot-emu ctl 'COMMAND'
  *	send one command to the plugin (e.g. 'delay 150')
  *   pghot-emu feed [--period N] [--rate R] [--jitter PCT] [--slow-only]
- *		    [--kernel] [--seconds S] [--json FILE]
+ *		    [--kernel] [--seconds S] [--json FILE] [--pfn-log FILE]
  *	arm the sampler (every N-th access; with --rate, N follows each
  *	vCPU's speed so that it takes R samples per second of user time,
  *	which the feeder reports from /proc/stat every 100 ms) and report
@@ -26,6 +26,8 @@
  *	/sys/kernel/debug/pghot/inject as PFN:NID (NID: the node of the
  *	sampled vCPU) until SIGTERM/SIGINT or S seconds; then write a JSON
  *	summary with the plugin's statistics before and after.
+ *	--pfn-log: every sample's PFN, a line each (0xPFN), to split the
+ *	samples by set afterwards (pghot-bench --pfns-out).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -635,6 +637,7 @@ static int cmd_feed(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "json", required_argument, NULL, 'J' },
 		{ "stats", required_argument, NULL, 'S' },
+		{ "pfn-log", required_argument, NULL, 'L' },
 		{ }
 	};
 	unsigned long period = 10000, jitter = 10, rate = 0;
@@ -645,7 +648,7 @@ static int cmd_feed(int argc, char **argv)
 	size_t rlen = 0, tlen = 0;
 	uint64_t count = 0, oldest = 0, newest = 0;
 	struct pollfd p;
-	FILE *out;
+	FILE *out, *pfn_log = NULL;
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
@@ -657,6 +660,11 @@ static int cmd_feed(int argc, char **argv)
 		case 's': secs = atof(optarg); break;
 		case 'J': json = optarg; break;
 		case 'S': stats = optarg; break;
+		case 'L':
+			pfn_log = fopen(optarg, "w");
+			if (!pfn_log)
+				die("cannot write %s", optarg);
+			break;
 		default: return 1;
 		}
 	}
@@ -714,6 +722,9 @@ static int cmd_feed(int argc, char **argv)
 			fs.samples++;
 			fs.per_vcpu[r->vcpu]++;
 			nid = cpu_node[r->vcpu];
+			if (pfn_log)
+				fprintf(pfn_log, "0x%llx\n",
+					(unsigned long long)(r->gpa >> 12));
 			tlen += nid >= 0 ?
 				sprintf(text + tlen, "0x%llx:%d ",
 					(unsigned long long)(r->gpa >> 12), nid) :
@@ -754,6 +765,8 @@ static int cmd_feed(int argc, char **argv)
 		send_cmd(fd, cmd);
 	}
 	t_end = now_s();
+	if (pfn_log && fclose(pfn_log))
+		die("writing the --pfn-log: %s", strerror(errno));
 	usleep(10000);
 	rlen = 0;
 	end_stats = plugin_stats(fd, stats, rbuf, &rlen);

@@ -153,6 +153,7 @@ struct options {
 	const char *label;
 	const char *json;		/* NULL: stdout */
 	const char *ready_file;
+	const char *pfns_out;
 	unsigned long long hog_mb;
 	int hog_node;
 	int hog_locked;
@@ -418,7 +419,7 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_READY_FILE, OPT_WARM_RATIO, OPT_BLOCKS, OPT_LAYOUT, OPT_ZIPF, OPT_HELP,
+	OPT_READY_FILE, OPT_PFNS_OUT, OPT_WARM_RATIO, OPT_BLOCKS, OPT_LAYOUT, OPT_ZIPF, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -442,6 +443,7 @@ static const struct option long_opts[] = {
 	{ "inject-rounds",	required_argument, NULL, OPT_INJECT_ROUNDS },
 	{ "inject-interval-ms",	required_argument, NULL, OPT_INJECT_INTERVAL },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
+	{ "pfns-out",		required_argument, NULL, OPT_PFNS_OUT },
 	{ "blocks",		no_argument,       NULL, OPT_BLOCKS },
 	{ "layout",		required_argument, NULL, OPT_LAYOUT },
 	{ "zipf",		required_argument, NULL, OPT_ZIPF },
@@ -483,6 +485,10 @@ static const char usage_text[] =
 	"  --inject-interval-ms I  between rounds (default 1000)\n"
 	"  --ready-file FILE       create FILE when the sets are placed and the\n"
 	"                          run starts (to start an outside sampler)\n"
+	"  --pfns-out FILE         write each set's PFNs at the start to FILE,\n"
+	"                          a line each: 'hot 0xPFN' or 'cold 0xPFN'\n"
+	"                          (needs root; to tell an outside sampler's\n"
+	"                          samples apart by set)\n"
 	"  --blocks                place each set in 2 MiB blocks of its own, as\n"
 	"                          on memory nothing has used before: fault the\n"
 	"                          sets in as THP and split the THPs in place\n"
@@ -682,6 +688,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_READY_FILE:
 			o->ready_file = optarg;
+			break;
+		case OPT_PFNS_OUT:
+			o->pfns_out = optarg;
 			break;
 		case OPT_BLOCKS:
 			set_layout(o, LAYOUT_BLOCKS, &have_layout);
@@ -1698,8 +1707,48 @@ static void check_pagemap(struct bench *b)
 		die(EXIT_SETUP, "reading /proc/self/pagemap: %s",
 		    strerror(errno));
 	if (!pfns[0])
-		die(EXIT_SETUP, "/proc/self/pagemap shows no PFNs: --inject-rounds needs root");
+		die(EXIT_SETUP, "/proc/self/pagemap shows no PFNs: %s needs root",
+		    b->opt.pfns_out ? "--pfns-out" : "--inject-rounds");
 	free(pfns);
+}
+
+/*
+ * --pfns-out: the PFN of every page of the hot and the cold set as the run
+ * starts, so that an outside sampler's log can be split by set (each set's
+ * delivered density). Pages not present are left out.
+ */
+static void write_pfns(struct bench *b)
+{
+	const struct set *sets[] = { &b->hot, &b->cold };
+	unsigned long long *pfns;
+	unsigned long i;
+	unsigned int k;
+	FILE *f;
+
+	f = fopen(b->opt.pfns_out, "w");
+	if (!f)
+		die(EXIT_USAGE, "--pfns-out %s: %s", b->opt.pfns_out,
+		    strerror(errno));
+	for (k = 0; k < 2; k++) {
+		const struct set *s = sets[k];
+
+		if (!s->nr)
+			continue;
+		pfns = calloc(s->nr, sizeof(*pfns));
+		if (!pfns)
+			die(EXIT_SETUP, "out of memory");
+		if (read_pfns(s, pfns))
+			die(EXIT_SETUP, "reading /proc/self/pagemap: %s",
+			    strerror(errno));
+		for (i = 0; i < s->nr; i++)
+			if (pfns[i])
+				fprintf(f, "%s 0x%llx\n", k ? "cold" : "hot",
+					pfns[i]);
+		free(pfns);
+	}
+	if (fclose(f))
+		die(EXIT_SETUP, "--pfns-out %s: %s", b->opt.pfns_out,
+		    strerror(errno));
 }
 
 static void start_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
@@ -2184,6 +2233,10 @@ int main(int argc, char **argv)
 	if (b.opt.inject_rounds)
 		check_pagemap(&b);
 	measure_layout(&b);
+	if (b.opt.pfns_out) {
+		check_pagemap(&b);
+		write_pfns(&b);
+	}
 
 	run_bench(&b);
 	layout_final(&b);
