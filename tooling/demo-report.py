@@ -175,15 +175,69 @@ def set_densities(stem, r):
                 name, pfn = line.split()
                 owner[int(pfn, 16)] = name
         counts = {"hot": 0, "cold": 0, "other": 0}
+        times = {}	# PFN: its samples' times, where the log has them
         with open(stem + ".pfnlog") as f:
             for line in f:
-                counts[owner.get(int(line, 16), "other")] += 1
-    except (OSError, ValueError):
+                field = line.split()
+                pfn = int(field[0], 16)
+                counts[owner.get(pfn, "other")] += 1
+                if len(field) > 1 and pfn in owner:
+                    times.setdefault(pfn, []).append(float(field[1]))
+    except (OSError, ValueError, IndexError):
         return None
     hot_e, cold_e = exposure(r, "hot_mem"), exposure(r, "cold_mem")
-    return {"hot": counts["hot"] / hot_e if hot_e > 0 else None,
-            "warm": counts["cold"] / cold_e if cold_e > 0 else None,
-            "other": counts["other"]}
+    out = {"hot": counts["hot"] / hot_e if hot_e > 0 else None,
+           "warm": counts["cold"] / cold_e if cold_e > 0 else None,
+           "other": counts["other"]}
+    if times:
+        out["seen"] = seen_bound(owner, times, r)
+        out["hot_thirds"] = density_thirds(owner, times, r)
+    return out
+
+
+def density_thirds(owner, times, r):
+    """The hot set's density in each third of run @r (samples on its
+    pages over its page-seconds on the lower tier in that third): a
+    Poisson model takes it to be the same in all three."""
+    end = r["elapsed_s"]
+    out = []
+    for i in range(3):
+        a, b = end * i / 3, end * (i + 1) / 3
+        n = sum(1 for pfn, ts in times.items() if owner[pfn] == "hot"
+                for x in ts if a <= x < b)
+        e, prev = 0.0, None
+        for smp in r["samples"]:
+            t, v = smp["t"], smp.get("hot_mem", 0)
+            if prev is not None:
+                lo, hi = max(prev[0], a), min(t, b)
+                if hi > lo:
+                    e += (hi - lo) * (v + prev[1]) / 2
+            prev = (t, v)
+        out.append(n / e if e > 0 else None)
+    return out
+
+
+def seen_bound(owner, times, r):
+    """The per-page rule of the bound run on the samples this run really
+    had, not on a Poisson model: for k = 1..3, the % of each set's pages
+    with k samples or more by 60 s and by the end. A page stops being
+    sampled once it is promoted (the sampler sends lower-tier samples
+    only), so a k above the threshold the row promoted at reads low."""
+    end = r["elapsed_s"]
+    sizes = {"hot": 0, "cold": 0}
+    for name in owner.values():
+        sizes[name] += 1
+    res = {}
+    for t, key in ((60.0, "60s"), (end, "end")):
+        for k in (1, 2, 3):
+            got = {"hot": 0, "cold": 0}
+            for pfn, ts in times.items():
+                if sum(1 for x in ts if x <= t) >= k:
+                    got[owner[pfn]] += 1
+            res[f"k{k}_{key}"] = {
+                n: 100.0 * got[n] / sizes[n] if sizes[n] else None
+                for n in ("hot", "cold")}
+    return res
 
 
 def share_at(r, t):
@@ -204,6 +258,28 @@ def poisson_at_least(k, mean):
         below += term
         term *= mean / (i + 1)
     return max(0.0, 1.0 - below)
+
+
+def warm_floor(hot_pct, hot_mean, warm_mean):
+    """The fewest warm pages, in %, that any rule fed only by a page's
+    samples promotes while promoting @hot_pct % of the hot pages, with
+    samples Poisson of @hot_mean and @warm_mean per page over the run.
+    A page's count is all its samples say (the times add nothing for a
+    Poisson process), and the ratio of the two Poisson likelihoods grows
+    with the count, so the best test promotes at k samples and more, and
+    at k-1 with the probability that makes up the hot share
+    (Neyman-Pearson). None without a warm set."""
+    if warm_mean is None or hot_mean is None or hot_pct is None:
+        return None
+    target = min(max(hot_pct / 100.0, 0.0), 1.0)
+    pmf = lambda k, m: math.exp(-m) * m ** k / math.factorial(k)
+    for k in range(60, -1, -1):
+        if poisson_at_least(k, hot_mean) >= target:
+            above = poisson_at_least(k + 1, hot_mean)
+            p = (target - above) / pmf(k, hot_mean) if pmf(k, hot_mean) else 0.0
+            return 100.0 * (poisson_at_least(k + 1, warm_mean) +
+                            min(max(p, 0.0), 1.0) * pmf(k, warm_mean))
+    return 100.0
 
 
 def per_page_bound(k, density, warm_ratio, seconds, warm_density=None):
@@ -297,6 +373,16 @@ def summarise(scenario, config, rs, failed):
             row["density_sets"] = {
                 key: median([d[key] for d in sets])
                 for key in ("hot", "warm", "other")}
+            thirds = [d["hot_thirds"] for d in sets if d.get("hot_thirds")]
+            if len(thirds) == len(sets):
+                row["hot_thirds"] = [median([x[i] for x in thirds])
+                                     for i in range(3)]
+            seen = [d["seen"] for d in sets if d.get("seen")]
+            if len(seen) == len(sets):
+                row["seen_bound"] = {
+                    key: {n: median([x[key][n] for x in seen])
+                          for n in ("hot", "cold")}
+                    for key in seen[0]}
         # The per-page bound at this row's threshold, from the density
         # delivered and the run's length (the layouts issue's table):
         # each set's own density where known.
@@ -306,9 +392,14 @@ def summarise(scenario, config, rs, failed):
         hot_d = ds.get("hot") if ds.get("hot") is not None else row["density"]
         hot_b, warm_b = per_page_bound(k, hot_d, ratio, row["elapsed_s"],
                                        ds.get("warm"))
+        warm_d = ds.get("warm")
+        if warm_d is None and ratio and hot_d is not None:
+            warm_d = hot_d / ratio
         row["per_page_bound"] = {"k": k, "warm_ratio": ratio,
                                  "seconds": row["elapsed_s"],
-                                 "hot_pct": hot_b, "warm_pct": warm_b}
+                                 "hot_pct": hot_b, "warm_pct": warm_b,
+                                 "hot_density": hot_d,
+                                 "warm_density": warm_d if ratio else None}
         row["seconds_to_95pct_runs"] = [r["seconds_to_95pct"] for r in rs]
         # A long run also read at 60 s: the 60-s goals from the same runs.
         if row["elapsed_s"] >= 119:
@@ -465,8 +556,8 @@ def layout_goal(r, seconds=None):
     @seconds): (hot >=, warm <=, untouched <=, run seconds they are set
     for); None where the layout has none (skewed: the access share is
     printed on its own line) or the row is not at threshold 2."""
-    if r["config"][1:] != "2":
-        return None
+    if r["config"][1:] != "2" or r.get("zipf"):
+        return None	# skewed: judged by the access share (zipf_verdict())
     layout = row_layout(r)
     if seconds is None:
         seconds = r.get("elapsed_s") or 0
@@ -526,7 +617,14 @@ def sampled_table(rows):
         g = goals.get(r["config"][1:])
         verdict = "-"
         lg = layout_goal(r)
-        if lg:
+        z = r.get("zipf")
+        if z and z.get("served_end") and z.get("best_end"):
+            # The skewed layout's goal: the top tier serves >= 95% of
+            # what the best choice of as many pages would serve.
+            share = z["served_end"] / z["best_end"]
+            verdict = (f"served/best {100 * share:.1f}% >= 95%: "
+                       + ("met" if share >= 0.95 else "NOT met"))
+        elif lg:
             verdict = layout_verdict(r, lg, hot, warm)
         elif g:
             ok = hot >= g[0] and (warm is None or warm <= g[1])
@@ -547,6 +645,13 @@ def sampled_table(rows):
                   f"(best for as many pages {100.0 * z['best_end']:.1f}%), "
                   f"{100.0 * z['served_mean']:.1f}% over the run "
                   f"(best {100.0 * z['best_mean']:.1f}%)")
+        hd, wd = b.get("hot_density"), b.get("warm_density")
+        if warm is not None and hd is not None and wd is not None:
+            secs = r["elapsed_s"]
+            fl = warm_floor(hot, hd * secs, wd * secs)
+            print(f"{'':13}  floor (Poisson model): no rule judging each page by its own samples "
+                  f"reaches {hot:.1f}% hot with less than {fl:.1f}% warm in "
+                  f"{secs:.0f} s (regions can, where they are pure)")
         a = r.get("at_60s")
         if a:
             b60 = a["bound"]
@@ -560,6 +665,10 @@ def sampled_table(rows):
                   + fmt(b60["warm_pct"], ".1f")
                   + (f"; {layout_verdict(r, lg60, a['hot_pct'], a['warm_pct'], 60)}"
                      if lg60 else ""))
+            if a["warm_pct"] is not None and hd is not None and wd is not None:
+                fl = warm_floor(a["hot_pct"], hd * 60, wd * 60)
+                print(f"{'':13}  floor at 60 s (Poisson model): {a['hot_pct']:.1f}% hot costs "
+                      f"at least {fl:.1f}% warm")
         ds = r.get("density_sets")
         if ds and ds.get("hot") is not None:
             warm_d = ("" if ds.get("warm") is None else
@@ -567,6 +676,21 @@ def sampled_table(rows):
                       " of hot)" if ds["warm"] else ", warm 0")
             print(f"{'':13}  per set: hot {ds['hot']:.4f}{warm_d} samples "
                   f"per page per s; {fmt(ds['other'])} on neither set")
+        sb = r.get("seen_bound")
+        if sb:
+            k = int(r["config"][1:])
+            def pair(key):
+                v = sb.get(f"k{k}_{key}")
+                if not v:
+                    return "-"
+                return fmt(v["hot"], ".1f") + (
+                    "" if v["cold"] is None else "/" + fmt(v["cold"], ".1f"))
+            print(f"{'':13}  the bound on the samples seen (k={k}, no Poisson "
+                  f"model): {pair('end')} by the end, {pair('60s')} by 60 s")
+        th = r.get("hot_thirds")
+        if th:
+            print(f"{'':13}  hot density by thirds of the run: "
+                  + " / ".join(fmt(x, ".4f") for x in th))
         if r.get("filler_pages"):
             print(f"{'':13}  untouched pages between the hot ones promoted: "
                   f"{100.0 * r['promoted_filler_pages'] / r['filler_pages']:.1f}%")
@@ -579,7 +703,10 @@ def sampled_table(rows):
           "   own density (per set; else got, warm at 1/ratio of it) over the\n"
           "   run's length; no rule fed only by these samples does much better\n"
           "   where hot and warm pages share regions; per set: the samples\n"
-          "   logged on each set's PFNs over its page-seconds on the lower tier)")
+          "   logged on each set's PFNs over its page-seconds on the lower tier;\n"
+          "   floor: the fewest warm pages any test of a page's sample count can\n"
+          "   promote for the hot share reached, at the densities per set:\n"
+          "   Neyman-Pearson, the count being all that Poisson samples tell)")
     blocks = [b for r in rows for b in r.get("blocks_runs") or [None]]
     if blocks and all(blocks):
         shares = [v for b in blocks for v in b.values() if v is not None]
@@ -747,7 +874,17 @@ def latency_report():
             tail = [v for t, v in ser if t >= r["elapsed_s"] - 5]
             ends.append(sum(tail) / len(tail) / c0 if tail else None)
             t90s.append(next((t for t, v in ser if v >= 0.9 * c0), None))
-        dens = [f["samples"] / f["seconds"] / hot for f in fd if f["seconds"]]
+        # Samples per hot page-second on the lower tier (the hot set's own
+        # where the feeder logged its PFNs), as in the sampled scenario.
+        dens = []
+        for rep_, (r, f) in enumerate(zip(runs[config], feeds[config]), 1):
+            if not r or not f:
+                continue
+            ds = set_densities(os.path.join(
+                OUT, "raw", f"latency-{config}-{rep_}"), r)
+            d = ds["hot"] if ds and ds.get("hot") else feed_density(f, r)
+            if d is not None:
+                dens.append(d)
         row.update({
             "ops_per_sec": median([r["ops_per_sec"] for r in ok]),
             "avg_frac_c0": median(avg), "end_frac_c0": median(ends),
@@ -767,6 +904,7 @@ def latency_report():
                    for f in fd if f["plugin_start"] and f["plugin_end"]]
             row["sampler"] = {
                 "period": fd[0]["period"],
+                "rate": fd[0].get("rate"),
                 "samples_per_s_busiest_vcpu": median(per) if per else None,
                 "injected": median([f["injected"] for f in fd]),
                 "rejected": median([f["rejected"] for f in fd]),
@@ -792,14 +930,40 @@ def latency_report():
         # The run with the median average stands for the config.
         plots.append((config, sorted(ok, key=lambda x: x["ops_per_sec"])[len(ok) // 2]))
     print("(avg/C0: the run's ops/s over C0's; end/C0: the last 5 s; s to 90%: "
-          "first 1-s window at 0.9 of C0, '-' never)")
+          "first 1-s window at 0.9 of C0, '-' never; density: samples per hot\n"
+          " page-second on the lower tier delivered, the asked one in the label)")
+    # C0 is the ceiling: nothing runs faster than all of its memory on
+    # DRAM. Its own run-to-run spread is the noise a row may exceed it by.
+    c0_runs = [r["ops_per_sec"] for r in runs.get("C0", []) if r]
+    c0_ends = []
+    for r in runs.get("C0", []):
+        tail = [v for t, v in rate_series(r) if t >= r["elapsed_s"] - 5] if r else []
+        if tail:
+            c0_ends.append(sum(tail) / len(tail) / c0)
+    noise = ((max(c0_runs) - min(c0_runs)) / c0 if len(c0_runs) > 1 else None)
+    over = [r["label"] for r in rows if r.get("avg_frac_c0") is not None and
+            r["label"] != "C0" and noise is not None and
+            (r["avg_frac_c0"] > 1 + noise or
+             (r.get("end_frac_c0") or 0) > max(c0_ends + [1.0]) + noise)]
+    tick = None
+    try:
+        with open(os.path.join(OUT, "latency-tick-hz")) as f:
+            tick = f.read().strip()
+    except OSError:
+        pass
+    print(f"C0 ceiling: C0 runs {', '.join(f'{v:,.0f}' for v in c0_runs)} ops/s "
+          f"(spread {fmt(None if noise is None else 100 * noise, '.1f')}% of the "
+          f"median); " + ("not judged (one C0 run)" if noise is None else
+                          "holds" if not over else
+                          f"BROKEN by {', '.join(over)}")
+          + f"; emulated-TLB ticks {tick or '-'} Hz")
     samp = [r for r in rows if r.get("sampler")]
     if samp:
-        print(f"\nsampler{'':5}{'period':>8}{'samples/s':>10}{'injected':>10}"
+        print(f"\nsampler{'':5}{'rate/s':>8}{'samples/s':>10}{'injected':>10}"
               f"{'rejected':>9}{'drop ring':>10}{'drop link':>10}{'delay avg':>10}{'max ms':>8}")
         for r in samp:
             sm = r["sampler"]
-            print(f"{r['label']:12}{sm['period']:>8}"
+            print(f"{r['label']:12}{sampler_rate(sm):>8}"
                   f"{fmt(sm['samples_per_s_busiest_vcpu']):>10}{fmt(sm['injected']):>10}"
                   f"{fmt(sm['rejected']):>9}{fmt(sm['dropped_ring']):>10}"
                   f"{fmt(sm['dropped_link']):>10}{fmt(sm['delivery_avg_ms'], '.2f'):>10}"

@@ -28,7 +28,9 @@
 #   DEMO_LATENCY_DENSITIES='0.07 0.28' (sampler: samples per hot page per s)
 #   DEMO_SAMPLER_ARGS ('pghot-emu feed' options, default --slow-only)
 #   DEMO_LATENCY_SCAN='1000 1000 60000 256' (NUMA balancing scan delay,
-#   period min and max in ms, size in MB: the kernel's defaults)
+#   period min and max in ms, size in MB: the kernel's defaults),
+#   DEMO_TICK_HZ=0 (pghot-emu tick: wake a process on every CPU this
+#   often, the same emulated-TLB flushes in every row; 0: none)
 # The scale scenarios need a larger VM (DEMO_SCALE_NODE0_MB=4096,
 # DEMO_SCALE_NODE2_MB=3072), the sampled scenario the emulator's sampler
 # and the latency scenario the emulated CXL box (tooling/emu/README): each
@@ -81,7 +83,7 @@ demo_boot_once() {	# scenarios vmdir [vm.sh environment...]
 		"DEMO_OUT=$DEMO_OUT DEMO_REPS=${DEMO_REPS:-3} DEMO_DURATION=${DEMO_DURATION:-20} \
 		 DEMO_HOT_MB=${DEMO_HOT_MB:-256} DEMO_PRECISION_MB=${DEMO_PRECISION_MB:-64} \
 		 DEMO_HOG_LOCKED=${DEMO_HOG_LOCKED:-1} DEMO_SCALE_DURATION=${DEMO_SCALE_DURATION:-60} \
-		 DEMO_LATENCY_DURATION=${DEMO_LATENCY_DURATION:-30} \
+		 DEMO_LATENCY_DURATION=${DEMO_LATENCY_DURATION:-30} DEMO_TICK_HZ=${DEMO_TICK_HZ:-0} \
 		 DEMO_LATENCY_DENSITIES='${DEMO_LATENCY_DENSITIES:-0.07 0.28}' \
 		 DEMO_SAMPLER_ARGS='${DEMO_SAMPLER_ARGS:---slow-only}' \
 		 DEMO_LATENCY_SCAN='${DEMO_LATENCY_SCAN:-1000 1000 60000 256}' \

@@ -156,6 +156,7 @@ sampled_shape() {	# shape[-layout]: the benchmark's set options
 	promotion) echo "--hot-mb $SAMPLED_MB --layout $layout" ;;
 	skewed) echo "--hot-mb $SAMPLED_MB --layout $layout --zipf $SAMPLED_ZIPF" ;;
 	precision) echo "--hot-mb $SAMPLED_MB --cold-mb $SAMPLED_MB --warm-ratio $WARM_RATIO --layout $layout" ;;
+	latency) echo "--hot-mb $HOT_MB" ;;	# the latency scenario's set
 	esac
 }
 
@@ -171,7 +172,8 @@ sampled_run() {
 	rm -f /tmp/ready
 	( while [ ! -e /tmp/ready ]; do sleep 0.05; done
 	  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed --period "$SAMPLED_P0" \
-		--rate "$rate" --slow-only --json "$DEMO_OUT/raw/$shape-$c-$r.feed" \
+		--rate "$rate" ${DEMO_SAMPLER_ARGS:---slow-only} \
+		--json "$DEMO_OUT/raw/$shape-$c-$r.feed" \
 		--pfn-log "$DEMO_OUT/raw/$shape-$c-$r.pfnlog" ) &
 	feed=$!
 	# shellcheck disable=SC2046
@@ -248,7 +250,7 @@ for s in $DEMO_SCENARIOS; do
 			# scenario): node 2 really is slower, so ops/s show
 			# what promotion buys. C0: the hot set on node 0.
 			[ -n "${PGHOT_EMU:-}" ] || { echo "latency: not in the emulated box" >&2; exit 1; }
-			lat_dur=${DEMO_LATENCY_DURATION:-30} lat_ops=
+			lat_dur=${DEMO_LATENCY_DURATION:-30}
 			# NUMA balancing scans at the kernel's defaults here:
 			# in the box every hint fault costs time, as on a real
 			# one. (delay, period min, max in ms, size in MB)
@@ -259,39 +261,37 @@ for s in $DEMO_SCENARIOS; do
 				cp "$(dirname "$PGHOT_EMU_STATS")/emu-calib.json" "$DEMO_OUT/"
 				for n in 0 2; do "$PGHOT_EMU" probe -n $n; done > "$DEMO_OUT/latency-probe.json"
 			fi
+			# The same emulated-TLB flushes in every row (pghot-emu
+			# tick): TCG resizes a vCPU's TLB only at a flush, so a
+			# row whose pages migrate would otherwise run with a
+			# larger TLB than C0's.
+			tick=
+			if [ "${DEMO_TICK_HZ:-0}" != 0 ]; then
+				"$PGHOT_EMU" tick --hz "$DEMO_TICK_HZ" & tick=$!
+			fi
 			for c in C0 C1 C2 C4 C4-t1; do
 				config ${c/C0/C1}
 				node=2; [ $c = C0 ] && node=0
 				DEMO_DURATION=$lat_dur run $s $c $r --hot-mb "$HOT_MB" \
 					--mem-node $node
-				# The sampler's period: samples per hot page per
-				# second as asked, at C1's (all on node 2) rate.
-				[ $c = C1 ] && lat_ops=$(python3 -c 'import json,sys
-print(json.load(open(sys.argv[1]))["ops_per_sec"])' "$DEMO_OUT/raw/$s-$c-$r.json" 2>/dev/null)
 			done
+			# The sampler in rate mode, as in the sampled scenario:
+			# samples per second of the benchmark CPU's user time,
+			# calibrated once (C1, nothing moving) to the hot set's
+			# density asked, whatever the emulator's speed.
+			[ "$r" = 1 ] && { sampled_calibrate latency || exit 1; }
+			d0=$(cat "$DEMO_OUT/sampled-latency-d0")
 			for dens in ${DEMO_LATENCY_DENSITIES:-0.07 0.28}; do
-				period=$(python3 -c 'import sys
-print(max(1, int(float(sys.argv[1]) / (float(sys.argv[2]) * int(sys.argv[3]) * 256))))' \
-					"${lat_ops:-1000000}" "$dens" "$HOT_MB")
+				rate=$(python3 -c 'import sys
+print(max(1, round(float(sys.argv[1]) * float(sys.argv[3]) / float(sys.argv[2]))))' \
+					"$SAMPLED_R0" "$d0" "$dens")
 				for c in S1 S2; do
 					config C5 ${c#S}
-					tag=$c-d$dens
-					# Not on the benchmark's CPU (node 0's). By
-					# default only node-2 accesses are sampled, as
-					# an L3-miss filter would pass the benchmark's
-					# and not the feeder's own.
-					# Armed once the hot set is in place on node 2.
-					rm -f /tmp/ready
-					( while [ ! -e /tmp/ready ]; do sleep 0.05; done
-					  exec numactl --cpunodebind=1 -- "$PGHOT_EMU" feed \
-						--period "$period" ${DEMO_SAMPLER_ARGS:---slow-only} \
-						--json "$DEMO_OUT/raw/$s-$tag-$r.feed" ) &
-					feed=$!
-					DEMO_DURATION=$lat_dur run $s "$tag" $r --hot-mb "$HOT_MB" \
-						--ready-file /tmp/ready
-					touch /tmp/ready; sleep 0.2; kill $feed; wait $feed
+					sampled_run latency "$c-d$dens" "$r" "$rate" "$lat_dur"
 				done
 			done
+			[ -z "$tick" ] || { kill "$tick"; wait "$tick" || true; }
+			echo "${DEMO_TICK_HZ:-0}" > "$DEMO_OUT/latency-tick-hz"
 			w $SCHED/scan_delay_ms 0; w $SCHED/scan_period_min_ms 100
 			w $SCHED/scan_period_max_ms 200; w $SCHED/scan_size_mb 1024 ;;
 		sampled)

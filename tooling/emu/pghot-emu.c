@@ -26,8 +26,13 @@
  *	/sys/kernel/debug/pghot/inject as PFN:NID (NID: the node of the
  *	sampled vCPU) until SIGTERM/SIGINT or S seconds; then write a JSON
  *	summary with the plugin's statistics before and after.
- *	--pfn-log: every sample's PFN, a line each (0xPFN), to split the
- *	samples by set afterwards (pghot-bench --pfns-out).
+ *	--pfn-log: every sample's PFN and when the feeder read it, in
+ *	seconds since it armed the sampler, a line each (0xPFN T), to split
+ *	the samples by set afterwards (pghot-bench --pfns-out).
+ *   pghot-emu tick [--hz H] [--seconds S]
+ *	wake a process on every CPU H times a second (default 5) until
+ *	SIGTERM/SIGINT or S seconds: the same emulated-TLB flushes in every
+ *	configuration (see cmd_tick()).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -37,12 +42,14 @@
 #include <getopt.h>
 #include <numaif.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -723,8 +730,9 @@ static int cmd_feed(int argc, char **argv)
 			fs.per_vcpu[r->vcpu]++;
 			nid = cpu_node[r->vcpu];
 			if (pfn_log)
-				fprintf(pfn_log, "0x%llx\n",
-					(unsigned long long)(r->gpa >> 12));
+				fprintf(pfn_log, "0x%llx %.3f\n",
+					(unsigned long long)(r->gpa >> 12),
+					now_s() - t0);
 			tlen += nid >= 0 ?
 				sprintf(text + tlen, "0x%llx:%d ",
 					(unsigned long long)(r->gpa >> 12), nid) :
@@ -798,6 +806,70 @@ static int cmd_feed(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * tick: a process per CPU that wakes @hz times a second and sleeps again.
+ * Each wakeup switches the CPU to another address space and back (two CR3
+ * writes, each a full flush of the emulated TLB); TCG sizes a vCPU's TLB
+ * only when it is flushed, so without such switches a program that runs
+ * alone keeps the TLB it started with while one whose pages migrate gets
+ * a larger one. The same ticks in every configuration give each the TLB
+ * its accesses need.
+ */
+static int cmd_tick(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "hz", required_argument, NULL, 'h' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ }
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long hz = 5;
+	double secs = 0, end;
+	pid_t pids[MAX_CPUS];
+	int opt, n = 0;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'h': hz = parse_ulong("--hz", optarg); break;
+		case 's': secs = atof(optarg); break;
+		default: return 1;
+		}
+	}
+	if (!hz || hz > 1000)
+		die("--hz takes 1 to 1000%s", "");
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	for (int c = 0; c < ncpu && c < MAX_CPUS; c++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork: %s", strerror(errno));
+		if (!pid) {
+			struct timespec ts = { .tv_sec = 0,
+					       .tv_nsec = 1000000000L / hz };
+			cpu_set_t set;
+
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			CPU_ZERO(&set);
+			CPU_SET(c, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(0);	/* CPU offline: nothing to tick */
+			for (;;)
+				nanosleep(&ts, NULL);
+		}
+		pids[n++] = pid;
+	}
+	end = secs > 0 ? now_s() + secs : 0;
+	while (!stop && (!end || now_s() < end))
+		usleep(100000);
+	for (int i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -812,7 +884,9 @@ int main(int argc, char **argv)
 		return cmd_ctl(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "feed"))
 		return cmd_feed(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tick"))
+		return cmd_tick(argc - 1, argv + 1);
 usage:
-	fprintf(stderr, "usage: pghot-emu probe|calibrate|ctl|feed ... (see the source)\n");
+	fprintf(stderr, "usage: pghot-emu probe|calibrate|ctl|feed|tick ... (see the source)\n");
 	return 1;
 }
