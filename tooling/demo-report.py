@@ -151,14 +151,18 @@ def feed_density(feed, r):
     return feed["samples"] / exposure if exposure > 0 else None
 
 
-def exposure(r, key):
+def exposure(r, key, a=0.0, b=float("inf")):
     """Page-seconds that run @r's set @key ("hot_mem", "cold_mem") spent
-    on the lower tier, from its residency samples."""
+    on the lower tier between @a and @b seconds, from its residency
+    samples."""
     total, prev = 0.0, None
     for smp in r["samples"]:
+        t, v = smp["t"], smp.get(key, 0)
         if prev is not None:
-            total += (smp["t"] - prev[0]) * (smp.get(key, 0) + prev[1]) / 2
-        prev = (smp["t"], smp.get(key, 0))
+            lo, hi = max(prev[0], a), min(t, b)
+            if hi > lo:
+                total += (hi - lo) * (v + prev[1]) / 2
+        prev = (t, v)
     return total
 
 
@@ -205,14 +209,7 @@ def density_thirds(owner, times, r):
         a, b = end * i / 3, end * (i + 1) / 3
         n = sum(1 for pfn, ts in times.items() if owner[pfn] == "hot"
                 for x in ts if a <= x < b)
-        e, prev = 0.0, None
-        for smp in r["samples"]:
-            t, v = smp["t"], smp.get("hot_mem", 0)
-            if prev is not None:
-                lo, hi = max(prev[0], a), min(t, b)
-                if hi > lo:
-                    e += (hi - lo) * (v + prev[1]) / 2
-            prev = (t, v)
+        e = exposure(r, "hot_mem", a, b)
         out.append(n / e if e > 0 else None)
     return out
 
@@ -390,11 +387,11 @@ def summarise(scenario, config, rs, failed):
         ratio = rs[0]["params"].get("warm_ratio") or 0
         ds = row.get("density_sets") or {}
         hot_d = ds.get("hot") if ds.get("hot") is not None else row["density"]
-        hot_b, warm_b = per_page_bound(k, hot_d, ratio, row["elapsed_s"],
-                                       ds.get("warm"))
         warm_d = ds.get("warm")
         if warm_d is None and ratio and hot_d is not None:
             warm_d = hot_d / ratio
+        hot_b, warm_b = per_page_bound(k, hot_d, ratio, row["elapsed_s"],
+                                       warm_d)
         row["per_page_bound"] = {"k": k, "warm_ratio": ratio,
                                  "seconds": row["elapsed_s"],
                                  "hot_pct": hot_b, "warm_pct": warm_b,
@@ -411,8 +408,7 @@ def summarise(scenario, config, rs, failed):
                     "hot_pct": median([a[0] for a in at]),
                     "warm_pct": median(warm60) if warm60 else None,
                 }
-                hb, wb = per_page_bound(k, hot_d, ratio, 60.0,
-                                        ds.get("warm"))
+                hb, wb = per_page_bound(k, hot_d, ratio, 60.0, warm_d)
                 row["at_60s"]["bound"] = {"hot_pct": hb, "warm_pct": wb}
         if rs[0]["params"].get("zipf"):
             # pghot-bench --zipf: the share of hot accesses the pages on
@@ -557,7 +553,7 @@ def layout_goal(r, seconds=None):
     for); None where the layout has none (skewed: the access share is
     printed on its own line) or the row is not at threshold 2."""
     if r["config"][1:] != "2" or r.get("zipf"):
-        return None	# skewed: judged by the access share (zipf_verdict())
+        return None	# skewed: judged by the access share (sampled_table())
     layout = row_layout(r)
     if seconds is None:
         seconds = r.get("elapsed_s") or 0
