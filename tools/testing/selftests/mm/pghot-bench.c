@@ -71,7 +71,6 @@
 #define BATCH_OPS		4096	/* accesses between stop checks */
 #define CACHELINE		64
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define INJECT_PATH		PGHOT_DIR "inject"
 #define INJECT_MAX		(60 * 1024)	/* bytes per write() */
 #define INJECT_TOKEN_MAX	32	/* "0x" + 16 hex digits + ":NID " + NUL */

@@ -28,7 +28,6 @@
 
 #include "pghot_util.h"
 
-#define PGHOT_DIR	"/sys/kernel/debug/pghot"
 #define MAX_FILES	64
 #define VALUE_MAX	256
 #define RANDOM_WRITES	200	/* random byte strings per file */
@@ -63,6 +62,8 @@ static const char * const corpus[] = {
 /* Every file and directory below @dir, depth first. */
 static int collect(const char *dir, struct dfile *files, int n)
 {
+	/* PGHOT_DIR ends in a slash, its subdirectories do not. */
+	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	struct dirent *d;
 	struct stat st;
 	DIR *dp;
@@ -75,7 +76,7 @@ static int collect(const char *dir, struct dfile *files, int n)
 
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		if (snprintf(f->path, sizeof(f->path), "%s/%s", dir,
+		if (snprintf(f->path, sizeof(f->path), "%s%s%s", dir, sep,
 			     d->d_name) >= (int)sizeof(f->path) ||
 		    lstat(f->path, &st)) {
 			n = -1;
@@ -121,7 +122,7 @@ static size_t random_garbage(char *buf, unsigned int *seed)
 
 static bool is_inject(const struct dfile *f)
 {
-	return !strcmp(f->path, PGHOT_DIR "/inject");
+	return !strcmp(f->path, PGHOT_DIR "inject");
 }
 
 FIXTURE(pghot_files) {

@@ -36,8 +36,7 @@
 
 #include "pghot_util.h"
 
-#define STATS		"/sys/kernel/debug/pghot/stats"
-#define PGHOT_DIR	"/sys/kernel/debug/pghot"
+#define STATS		PGHOT_DIR "stats"
 #define LOAD_SIZE	(64UL << 20)	/* the child's buffer */
 #define LOAD_ROUND_MS	1500		/* the child re-places it this often */
 #define CHECK_SIZE	(64UL << 20)	/* promoted after the cycles */
@@ -217,17 +216,9 @@ TEST(records_follow_hotplug)
 }
 
 /* Knobs offline_under_load changes; the parent puts them back. */
-enum { KNOB_NUMAB, KNOB_SOURCES, KNOB_FREQ, KNOB_SCAN_DELAY,
-	KNOB_SCAN_MIN, KNOB_SCAN_MAX, NR_KNOBS };
+enum { NR_KNOBS = NR_COMMON_KNOBS };
 
-static const struct knob knob_init[NR_KNOBS] = {
-	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
-	[KNOB_SOURCES] = { PGHOT_DIR "/enabled_sources", true },
-	[KNOB_FREQ] = { PGHOT_DIR "/freq_threshold", true },
-	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[KNOB_SCAN_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[KNOB_SCAN_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-};
+static const struct knob knob_init[NR_KNOBS] = { COMMON_KNOBS };
 
 FIXTURE(load) {
 	struct knob knobs[NR_KNOBS];
@@ -363,10 +354,10 @@ static void under_load_on(struct __test_metadata *_metadata,
 	block_pages = block_size_pages(_metadata);
 
 	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
-	set_knob(_metadata, knobs, KNOB_SCAN_MIN, "100");
-	set_knob(_metadata, knobs, KNOB_SCAN_MAX, "200");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, "200");
 	set_knob(_metadata, knobs, KNOB_SOURCES, "0x1");
-	set_knob(_metadata, knobs, KNOB_FREQ, "1");
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "1");
 	set_knob(_metadata, knobs, KNOB_NUMAB, "2");
 
 	ASSERT_EQ(stats_value("tracked_pages", &pages0), 0);

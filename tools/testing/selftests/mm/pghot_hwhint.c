@@ -79,7 +79,6 @@
 #define SETTLE_S		2	/* well above kmigrated_sleep_ms */
 #define HWHINT_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_WAIT_S + 30) + 60)
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define IBS_ENABLED		PGHOT_DIR "ibs/enabled"
 #define IBS_STATS		PGHOT_DIR "ibs/stats"
 #define INJECT			PGHOT_DIR "inject"

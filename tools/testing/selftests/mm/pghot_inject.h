@@ -16,7 +16,7 @@
 
 #include "pghot_util.h"
 
-#define PGHOT_INJECT		"/sys/kernel/debug/pghot/inject"
+#define PGHOT_INJECT		PGHOT_DIR "inject"
 #define INJECT_CHUNK		(60 * 1024)	/* the file takes 64 KiB a write */
 
 /*

@@ -45,34 +45,9 @@
 #define STAMP_OFFSET		64	/* of a page's stamp, past touch_word() */
 #define MODES_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (SCAN_S + WRITE_S + PROMOTE_MAX_S + 30))
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
+enum { NR_KNOBS = NR_COMMON_KNOBS };
 
-enum {
-	KNOB_NUMAB,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_PERIOD_MIN,
-	KNOB_SCAN_PERIOD_MAX,
-	KNOB_SCAN_SIZE,
-	KNOB_SOURCES,
-	KNOB_FREQ_THRESHOLD,
-	KNOB_WINDOW,
-	KNOB_TARGET_NID,
-	KNOB_REGION,
-	NR_KNOBS,
-};
-
-static const struct knob knob_init[NR_KNOBS] = {
-	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
-	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
-	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
-	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
-	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
-	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
-	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
-};
+static const struct knob knob_init[NR_KNOBS] = { COMMON_KNOBS };
 
 FIXTURE(modes)
 {
@@ -226,21 +201,15 @@ TEST_F_TIMEOUT(modes, mode_switch, MODES_TEST_TIMEOUT_S)
 #define OFF_BUF_SIZE		(16UL << 20)
 #define OFF_TEST_TIMEOUT_S	(TIMED_LOWER_NODES * (PROMOTE_MAX_S + 30))
 
-enum {
-	OFF_NUMAB,
-	OFF_SCAN_DELAY,
-	OFF_SCAN_PERIOD_MIN,
-	OFF_SCAN_PERIOD_MAX,
-	OFF_SCAN_SIZE,
-	OFF_NR_KNOBS,
-};
+/* NUMA balancing's knobs of the shared table: pghot has none in this mode. */
+enum { OFF_NR_KNOBS = KNOB_SCAN_SIZE + 1 };
 
 static const struct knob off_knob_init[OFF_NR_KNOBS] = {
-	[OFF_NUMAB] = { NUMAB_SYSCTL, true },
-	[OFF_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[OFF_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[OFF_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-	[OFF_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
 };
 
 /* What a kernel with pghot out must leave still; then the fault path's. */
@@ -346,13 +315,13 @@ TEST_F_TIMEOUT(off, boot, OFF_TEST_TIMEOUT_S)
 	EXPECT_NE(access(PGHOT_DIR "kmigrated_batch_nr", F_OK), 0);
 	EXPECT_EQ(kmigrated_threads(), 0);
 
-	set_knob(_metadata, self->knobs, OFF_SCAN_DELAY, "0");
-	set_knob(_metadata, self->knobs, OFF_SCAN_PERIOD_MIN, "100");
-	set_knob(_metadata, self->knobs, OFF_SCAN_PERIOD_MAX, "200");
-	set_knob(_metadata, self->knobs, OFF_SCAN_SIZE, "1024");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, self->knobs, KNOB_SCAN_SIZE, "1024");
 	ASSERT_EQ(numa_run_on_node(topo_cpu_node(t)), 0);
 	for (i = 0; i < t->nr_lower; i++) {
-		set_knob(_metadata, self->knobs, OFF_NUMAB, "0");
+		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
 		map_region(_metadata, &rg, OFF_BUF_SIZE);
 		ASSERT_EQ(place_on_node(&rg, t->lower[i]), 0);
 		ASSERT_EQ(query_residency(&rg, &r), 0);
@@ -360,9 +329,9 @@ TEST_F_TIMEOUT(off, boot, OFF_TEST_TIMEOUT_S)
 		placed = r.slow;
 		ASSERT_EQ(read_vmstat_list(off_counters, before,
 					   ARRAY_SIZE(off_counters)), 0);
-		set_knob(_metadata, self->knobs, OFF_NUMAB, "2");
+		set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
 		secs = access_until_promoted(_metadata, &rg, &r, NULL);
-		set_knob(_metadata, self->knobs, OFF_NUMAB, "0");
+		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
 		ASSERT_EQ(read_vmstat_list(off_counters, after,
 					   ARRAY_SIZE(off_counters)), 0);
 		ksft_print_msg("node %d: %lu of %lu pages up in %.1f s, pgpromote_success +%llu\n",

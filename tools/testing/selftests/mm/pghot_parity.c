@@ -101,7 +101,6 @@
 #define LATER_RUNS		3	/* each, taken in turns: the medians compare */
 #define PARITY_TIMEOUT_S	(TIMED_LOWER_NODES * 4 * (PROMOTE_MAX_S + 20) + 60)
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define DEMOTION_KNOB		"/sys/kernel/mm/numa/demotion_enabled"
 #define KSM_DIR			"/sys/kernel/mm/ksm/"
 #define TRACE_DIR		"/sys/kernel/tracing/"
@@ -112,18 +111,7 @@
 #define HOLD_WINDOW_MS		4000	/* the hold: two windows */
 
 enum {
-	KNOB_NUMAB,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_PERIOD_MIN,
-	KNOB_SCAN_PERIOD_MAX,
-	KNOB_SCAN_SIZE,
-	KNOB_SOURCES,
-	KNOB_TARGET_NID,
-	KNOB_FREQ_THRESHOLD,
-	KNOB_WINDOW,
-	KNOB_RATE_LIMIT,
-	KNOB_REGION,
-	KNOB_DEMOTION,
+	KNOB_DEMOTION = NR_COMMON_KNOBS,
 	KNOB_KSM_RUN,
 	KNOB_KSM_SCAN,
 	KNOB_KSM_SLEEP,
@@ -132,17 +120,7 @@ enum {
 };
 
 static const struct knob knob_init[NR_KNOBS] = {
-	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
-	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
-	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
-	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
-	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
-	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
-	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
-	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
+	COMMON_KNOBS,
 	[KNOB_DEMOTION] = { DEMOTION_KNOB, false },
 	[KNOB_KSM_RUN] = { KSM_DIR "run", false },
 	[KNOB_KSM_SCAN] = { KSM_DIR "pages_to_scan", false },

@@ -81,38 +81,12 @@
 
 #define DEFER_SIZE		(96UL << 20)	/* 3x a queue of 8 batches of 1024 */
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot/"
 #define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CGROUP_TEST		CGROUP_ROOT "/pghot_placement"
 
-enum {
-	KNOB_NUMAB,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_PERIOD_MIN,
-	KNOB_SCAN_PERIOD_MAX,
-	KNOB_SCAN_SIZE,
-	KNOB_SOURCES,
-	KNOB_TARGET_NID,
-	KNOB_FREQ_THRESHOLD,
-	KNOB_WINDOW,
-	KNOB_RATE_LIMIT,
-	KNOB_REGION,
-	NR_KNOBS,
-};
+enum { NR_KNOBS = NR_COMMON_KNOBS };
 
-static const struct knob knob_init[NR_KNOBS] = {
-	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
-	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
-	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },
-	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },
-	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },
-	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },
-	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },
-	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },
-};
+static const struct knob knob_init[NR_KNOBS] = { COMMON_KNOBS };
 
 /* Counters from /proc/vmstat. */
 enum {

@@ -159,8 +159,6 @@
 #define FILTER_FREQ_THRESHOLD	"2"
 #define FILTER_WINDOW_MS	"1000"
 
-#define PGHOT_DIR		"/sys/kernel/debug/pghot"
-#define PGHOT_FILE(name)	PGHOT_DIR "/" name
 #define THP_ENABLED		"/sys/kernel/mm/transparent_hugepage/enabled"
 #define KMIGRATED_COMM		"kmigrated"
 
@@ -242,38 +240,15 @@ static void print_deltas(const struct vmstats *before,
 }
 
 enum {
-	KNOB_NUMAB,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_PERIOD_MIN,
-	KNOB_SCAN_PERIOD_MAX,
-	KNOB_SCAN_SIZE,
-	KNOB_HOT_THRESHOLD,
-	KNOB_SOURCES,
-	KNOB_TARGET_NID,
-	KNOB_FREQ_THRESHOLD,
-	KNOB_WINDOW,
-	KNOB_SLEEP,
-	KNOB_BATCH,
-	KNOB_RATE_LIMIT,
+	KNOB_HOT_THRESHOLD = NR_COMMON_KNOBS,
 	KNOB_DEMOTION,
 	KNOB_PCP_FRACTION,
 	NR_KNOBS,
 };
 
 static const struct knob knob_init[NR_KNOBS] = {
-	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },
-	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },
-	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false },
-	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false },
-	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },
+	COMMON_KNOBS,
 	[KNOB_HOT_THRESHOLD] = { NUMAB_DEBUGFS "hot_threshold_ms", false },
-	[KNOB_SOURCES] = { PGHOT_FILE("enabled_sources"), true },
-	[KNOB_TARGET_NID] = { PGHOT_FILE("target_nid"), true },
-	[KNOB_FREQ_THRESHOLD] = { PGHOT_FILE("freq_threshold"), true },
-	[KNOB_WINDOW] = { PGHOT_FILE("promote_window_ms"), true },
-	[KNOB_SLEEP] = { PGHOT_FILE("kmigrated_sleep_ms"), true },
-	[KNOB_BATCH] = { PGHOT_FILE("kmigrated_batch_nr"), true },
-	[KNOB_RATE_LIMIT] = { PGHOT_FILE("rate_limit_MBps"), true },
 	[KNOB_DEMOTION] = { "/sys/kernel/mm/numa/demotion_enabled", true },
 	[KNOB_PCP_FRACTION] = { "/proc/sys/vm/percpu_pagelist_high_fraction", false },
 };
@@ -283,13 +258,13 @@ static const struct knob knob_init[NR_KNOBS] = {
  * are bounded well below the harness timeout, whose SIGKILL would take the
  * parent, and the restore, with it.
  */
-FIXTURE(tiering)
+FIXTURE(promote)
 {
 	struct knob knobs[NR_KNOBS];
 	const struct topology *topo;	/* the test process's own copy */
 };
 
-FIXTURE_SETUP(tiering)
+FIXTURE_SETUP(promote)
 {
 	memcpy(self->knobs, knob_init, sizeof(self->knobs));
 
@@ -305,7 +280,7 @@ FIXTURE_SETUP(tiering)
 	save_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-FIXTURE_TEARDOWN_PARENT(tiering)
+FIXTURE_TEARDOWN_PARENT(promote)
 {
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
@@ -440,7 +415,7 @@ static void check_promote(struct __test_metadata *_metadata,
 	unmap_region(&rg);
 }
 
-TEST_F_TIMEOUT(tiering, promote_pghot, PROMOTE_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, promote_pghot, PROMOTE_TEST_TIMEOUT_S)
 {
 	int i;
 
@@ -449,7 +424,7 @@ TEST_F_TIMEOUT(tiering, promote_pghot, PROMOTE_TEST_TIMEOUT_S)
 		check_promote(_metadata, self->knobs, SRC_HINTFAULTS, self->topo->lower[i]);
 }
 
-TEST_F_TIMEOUT(tiering, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, promote_legacy, PROMOTE_TEST_TIMEOUT_S)
 {
 	int i;
 
@@ -568,7 +543,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	unmap_region(&hot);
 }
 
-TEST_F_TIMEOUT(tiering, freq_filter, FILTER_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, freq_filter, FILTER_TEST_TIMEOUT_S)
 {
 	int i, cpu_node = topo_cpu_node(self->topo);
 	long long free_top;
@@ -687,7 +662,7 @@ out:
 	unmap_region(&rg);
 }
 
-TEST_F_TIMEOUT(tiering, thp, PROMOTE_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, thp, PROMOTE_TEST_TIMEOUT_S)
 {
 	int i, nid;
 
@@ -826,7 +801,7 @@ static void pghot_mode(char *mode, size_t size)
 	char line[64];
 
 	mode[0] = '\0';
-	if (!read_str(PGHOT_FILE("stats"), line, sizeof(line)) &&
+	if (!read_str(PGHOT_DIR "stats", line, sizeof(line)) &&
 	    !strncmp(line, "mode ", 5))
 		snprintf(mode, size, "%s", line + 5);
 }
@@ -843,6 +818,8 @@ static void pghot_mode(char *mode, size_t size)
  */
 static int count_root_only(struct __test_metadata *_metadata, const char *path)
 {
+	/* PGHOT_DIR ends in a slash, its subdirectories do not. */
+	const char *sep = path[strlen(path) - 1] == '/' ? "" : "/";
 	char sub[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
@@ -857,7 +834,7 @@ static int count_root_only(struct __test_metadata *_metadata, const char *path)
 	while ((de = readdir(dir))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		snprintf(sub, sizeof(sub), "%s%s%s", path, sep, de->d_name);
 		if (stat(sub, &st)) {
 			EXPECT_EQ(errno, 0)
 				TH_LOG("cannot stat %s: %s", sub, strerror(errno));
@@ -1184,7 +1161,7 @@ static unsigned long long demoted(const struct vmstats *a, const struct vmstats 
 }
 
 static void top_tier_full_run(struct __test_metadata *_metadata,
-			      struct _test_data_tiering *self,
+			      struct _test_data_promote *self,
 			      enum full_mode mode, bool pghot,
 			      struct full_result *res)
 {
@@ -1329,7 +1306,7 @@ static void unfill_tops(struct full_hogs *h)
  * the child; an ASSERT in it kills it.
  */
 static void top_tier_full_task(struct __test_metadata *_metadata,
-			       struct _test_data_tiering *self,
+			       struct _test_data_promote *self,
 			       enum full_mode mode, bool pghot,
 			       struct full_hogs *h, struct full_result *res)
 {
@@ -1360,7 +1337,7 @@ static void top_tier_full_task(struct __test_metadata *_metadata,
 
 /* Legacy, then pghot, on the same layout; what pghot must match. */
 static void top_tier_full_cmp(struct __test_metadata *_metadata,
-			      struct _test_data_tiering *self,
+			      struct _test_data_promote *self,
 			      enum full_mode mode)
 {
 	struct full_result legacy = { }, pghot;
@@ -1449,22 +1426,22 @@ static void top_tier_full_cmp(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F_TIMEOUT(tiering, top_tier_full, FULL_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, top_tier_full, FULL_TEST_TIMEOUT_S)
 {
 	top_tier_full_cmp(_metadata, self, FULL_NUMA_VERDICT);
 }
 
-TEST_F_TIMEOUT(tiering, top_tier_full_own_rule, FULL_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, top_tier_full_own_rule, FULL_TEST_TIMEOUT_S)
 {
 	top_tier_full_cmp(_metadata, self, FULL_OWN_RULE);
 }
 
-TEST_F_TIMEOUT(tiering, top_tier_full_paced, FULL_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, top_tier_full_paced, FULL_TEST_TIMEOUT_S)
 {
 	top_tier_full_cmp(_metadata, self, FULL_PACED);
 }
 
-TEST_F_TIMEOUT(tiering, top_tier_full_cold_hog, FULL_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(promote, top_tier_full_cold_hog, FULL_TEST_TIMEOUT_S)
 {
 	top_tier_full_cmp(_metadata, self, FULL_COLD_HOG);
 }
@@ -1477,7 +1454,7 @@ TEST_F_TIMEOUT(tiering, top_tier_full_cold_hog, FULL_TEST_TIMEOUT_S)
 static void target_nid_cases(struct __test_metadata *_metadata,
 			     const struct topology *t)
 {
-	const char *path = PGHOT_FILE("target_nid");
+	const char *path = PGHOT_DIR "target_nid";
 	struct valid_value v;
 	char saved[64], name[32];
 	int nid;
@@ -1511,7 +1488,7 @@ TEST(debugfs_validation)
 
 	for (i = 0; i < ARRAY_SIZE(tunable_cases); i++) {
 		tc = &tunable_cases[i];
-		snprintf(path, sizeof(path), PGHOT_DIR "/%s", tc->name);
+		snprintf(path, sizeof(path), PGHOT_DIR "%s", tc->name);
 		ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0)
 			TH_LOG("cannot read %s", path);
 
@@ -1528,7 +1505,7 @@ TEST(debugfs_validation)
 	target_nid_cases(_metadata, t);
 
 	/* Nodes that do not exist here cannot be targets. */
-	snprintf(path, sizeof(path), "%s", PGHOT_FILE("target_nid"));
+	snprintf(path, sizeof(path), "%s", PGHOT_DIR "target_nid");
 	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
 	for (j = 0; j < (int)ARRAY_SIZE(absent_nodes); j++) {
 		if (absent_nodes[j] <= numa_max_node()) {
@@ -1541,7 +1518,7 @@ TEST(debugfs_validation)
 	}
 
 	/* The largest threshold the record mode can count to. */
-	snprintf(path, sizeof(path), "%s", PGHOT_FILE("freq_threshold"));
+	snprintf(path, sizeof(path), "%s", PGHOT_DIR "freq_threshold");
 	ASSERT_EQ(read_str(path, saved, sizeof(saved)), 0);
 	pghot_mode(mode, sizeof(mode));
 	if (!strcmp(mode, "default")) {
@@ -1595,7 +1572,7 @@ static const char *asked_mode(char *mode, size_t size)
 
 TEST(record_mode)
 {
-	const char *path = PGHOT_FILE("freq_threshold"), *from;
+	const char *path = PGHOT_DIR "freq_threshold", *from;
 	char want[32], mode[64], saved[64];
 	unsigned long bytes = 0, pages = 0, per_page = 0;
 	const struct topology *t;
@@ -1610,7 +1587,7 @@ TEST(record_mode)
 	if (!from)
 		SKIP(return, "neither the command line nor the kernel config says which mode");
 
-	f = fopen(PGHOT_FILE("stats"), "r");
+	f = fopen(PGHOT_DIR "stats", "r");
 	ASSERT_NE(f, NULL);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %lu", name, &v) != 2)

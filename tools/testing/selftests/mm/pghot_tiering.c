@@ -128,14 +128,8 @@ TEST(tiers)
 	expect_nodes(_metadata, "PGHOT_LOWER_NODES", t->lower, t->nr_lower);
 }
 
-enum {
-	KNOB_NUMAB,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_PERIOD_MIN,
-	KNOB_SCAN_PERIOD_MAX,
-	KNOB_SCAN_SIZE,
-	NR_KNOBS,
-};
+/* NUMA balancing's knobs of the shared table: this test needs no pghot. */
+enum { NR_KNOBS = KNOB_SCAN_SIZE + 1 };
 
 /* None is required: the setup skips without NUMAB_SYSCTL. */
 static const struct knob knob_init[NR_KNOBS] = {
@@ -147,12 +141,12 @@ static const struct knob knob_init[NR_KNOBS] = {
 };
 
 /* The knobs are restored by the parent; see struct knob. */
-FIXTURE(promote)
+FIXTURE(tiering)
 {
 	struct knob knobs[NR_KNOBS];
 };
 
-FIXTURE_SETUP(promote)
+FIXTURE_SETUP(tiering)
 {
 	const struct topology *t;
 
@@ -174,7 +168,7 @@ FIXTURE_SETUP(promote)
 	save_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-FIXTURE_TEARDOWN_PARENT(promote)
+FIXTURE_TEARDOWN_PARENT(tiering)
 {
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
@@ -220,7 +214,7 @@ static void promote_from(struct __test_metadata *_metadata,
 	unmap_region(&rg);
 }
 
-TEST_F_TIMEOUT(promote, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
+TEST_F_TIMEOUT(tiering, promote_nb2, PROMOTE_TEST_TIMEOUT_S)
 {
 	const struct topology *t = tiered_topology(_metadata);
 	int i;

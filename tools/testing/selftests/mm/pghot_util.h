@@ -681,6 +681,46 @@ struct knob {
 	bool changed;
 };
 
+/*
+ * The knobs of NUMA balancing and pghot every pghot test saves and restores
+ * (pghot_tiering, which runs without pghot, takes the first ones only). A
+ * test numbers its own after them: enum { KNOB_X = NR_COMMON_KNOBS, ... }.
+ */
+enum {
+	KNOB_NUMAB,
+	KNOB_SCAN_DELAY,
+	KNOB_SCAN_PERIOD_MIN,
+	KNOB_SCAN_PERIOD_MAX,
+	KNOB_SCAN_SIZE,
+	KNOB_SOURCES,
+	KNOB_TARGET_NID,
+	KNOB_FREQ_THRESHOLD,
+	KNOB_WINDOW,
+	KNOB_RATE_LIMIT,
+	KNOB_SLEEP,
+	KNOB_BATCH,
+	KNOB_REGION,
+	KNOB_REGION_REF,
+	NR_COMMON_KNOBS
+};
+
+/* Their entries in a test's table of struct knob, indexed as above. */
+#define COMMON_KNOBS							\
+	[KNOB_NUMAB] = { NUMAB_SYSCTL, true },				\
+	[KNOB_SCAN_DELAY] = { NUMAB_DEBUGFS "scan_delay_ms", false },	\
+	[KNOB_SCAN_PERIOD_MIN] = { NUMAB_DEBUGFS "scan_period_min_ms", false }, \
+	[KNOB_SCAN_PERIOD_MAX] = { NUMAB_DEBUGFS "scan_period_max_ms", false }, \
+	[KNOB_SCAN_SIZE] = { NUMAB_DEBUGFS "scan_size_mb", false },	\
+	[KNOB_SOURCES] = { PGHOT_DIR "enabled_sources", true },		\
+	[KNOB_TARGET_NID] = { PGHOT_DIR "target_nid", true },		\
+	[KNOB_FREQ_THRESHOLD] = { PGHOT_DIR "freq_threshold", true },	\
+	[KNOB_WINDOW] = { PGHOT_DIR "promote_window_ms", true },	\
+	[KNOB_RATE_LIMIT] = { PGHOT_DIR "rate_limit_MBps", true },	\
+	[KNOB_SLEEP] = { PGHOT_DIR "kmigrated_sleep_ms", true },	\
+	[KNOB_BATCH] = { PGHOT_DIR "kmigrated_batch_nr", true },	\
+	[KNOB_REGION] = { PGHOT_DIR "hwhint_region_ms", true },		\
+	[KNOB_REGION_REF] = { PGHOT_DIR "hwhint_region_ref", true }
+
 /* Fixture setup: save the value of each of the @nr @knobs that exists. */
 static inline void save_knobs(struct __test_metadata *_metadata,
 			      struct knob *knobs, int nr)

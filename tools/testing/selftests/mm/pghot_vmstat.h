@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /proc/vmstat for the pghot kselftests and pghot-bench: plain C on libc,
- * no kselftest headers, so that the benchmark can use it too.
+ * /proc/vmstat and pghot's debugfs directory for the pghot kselftests and
+ * pghot-bench: plain C on libc, no kselftest headers, so that the
+ * benchmark can use it too.
  */
 #ifndef __PGHOT_VMSTAT_H
 #define __PGHOT_VMSTAT_H
@@ -9,6 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+/* pghot's tunables, stats and inject file; with its trailing slash. */
+#define PGHOT_DIR	"/sys/kernel/debug/pghot/"
 
 /*
  * Read the counters @names[0] .. @names[@nr - 1] of /proc/vmstat into
