@@ -37,7 +37,8 @@
  *	no later than under legacy (medians, as above).
  * phase_change:    a top tier with room for one set only: set A is
  *	promoted, then only set B is touched: B displaces the cold A as
- *	under legacy, no later.
+ *	under legacy, no later (medians of LATER_RUNS runs each; a run
+ *	that never gets 95% of B up counts as the longest).
  * demoted_hold:    pages kmigrated promoted that reclaim (memory.reclaim)
  *	demotes soon after are held for two windows: hints for them are
  *	ignored (pghot_promote_pingpong), then promote them again; pages
@@ -100,6 +101,9 @@
 #define LATER_SLACK_S		2.0
 #define LATER_RUNS		3	/* each, taken in turns: the medians compare */
 #define PARITY_TIMEOUT_S	(TIMED_LOWER_NODES * 4 * (PROMOTE_MAX_S + 20) + 60)
+/* phase_change: LATER_RUNS runs of each mode, two access loops a run. */
+#define PHASE_TIMEOUT_S		(TIMED_LOWER_NODES * LATER_RUNS * 4 * \
+				 (PROMOTE_MAX_S + 20) + 60)
 
 #define DEMOTION_KNOB		"/sys/kernel/mm/numa/demotion_enabled"
 #define KSM_DIR			"/sys/kernel/mm/ksm/"
@@ -152,6 +156,8 @@ enum {
 	VM_DEMOTE_DIRECT,
 	VM_DEMOTE_PROACTIVE,
 	VM_PINGPONG,
+	VM_SCAN_KSWAPD,
+	VM_STEAL_KSWAPD,
 	NR_VM,
 };
 
@@ -178,6 +184,8 @@ static const char * const vm_names[NR_VM] = {
 	[VM_DEMOTE_DIRECT] = "pgdemote_direct",
 	[VM_DEMOTE_PROACTIVE] = "pgdemote_proactive",
 	[VM_PINGPONG] = "pghot_promote_pingpong",
+	[VM_SCAN_KSWAPD] = "pgscan_kswapd",
+	[VM_STEAL_KSWAPD] = "pgsteal_kswapd",
 };
 
 struct vmstats {
@@ -1293,6 +1301,8 @@ static double phase_run(struct __test_metadata *_metadata,
 	phase_free(cpu, "after A");
 	tb = access_for(_metadata, &rb, false, cpu, 0);
 	phase_free(cpu, "after B");
+	if (kswapd_gave_up(cpu))
+		ksft_print_msg("  kswapd gave node %d up\n", cpu);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
 	read_vmstats(_metadata, &b);
 	ASSERT_EQ(query_residency(&rb, &r), 0);
@@ -1304,30 +1314,43 @@ static double phase_run(struct __test_metadata *_metadata,
 		       region_on_node(&ra, cpu), cpu, r.slow, lower);
 	print_deltas(&a, &b);
 	ksft_print_msg("  (%llu hint faults)\n", delta(&a, &b, VM_HINT_FAULTS));
-	EXPECT_TRUE(reached_pct(region_on_node(&rb, cpu), rb.nr, 95))
-		TH_LOG("the new hot set did not displace the old one");
+	/*
+	 * Judged on the medians, see phase_change: NUMA balancing's scanner
+	 * (legacy's as much as pghot's) can leave a run short of 95%.
+	 */
+	if (!reached_pct(region_on_node(&rb, cpu), rb.nr, 95))
+		ksft_print_msg("  %s: B not 95%% on %d in this run\n",
+			       mode_name(pghot), cpu);
 	unfill_node(hog);
 	unmap_region(&ra);
 	unmap_region(&rb);
 	return tb;
 }
 
-TEST_F_TIMEOUT(parity, phase_change, PARITY_TIMEOUT_S)
+TEST_F_TIMEOUT(parity, phase_change, PHASE_TIMEOUT_S)
 {
 	const struct topology *t = self->topo;
-	int cpu = topo_cpu_node(t), j;
-	double legacy, pghot;
+	int cpu = topo_cpu_node(t), j, r;
+	double legacy[LATER_RUNS], pghot[LATER_RUNS];
 
 	if (!self->knobs[KNOB_DEMOTION].present)
 		SKIP(return, DEMOTION_KNOB " missing: no demotion to make room");
 	set_knob(_metadata, self->knobs, KNOB_DEMOTION, "1");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	for (j = 0; j < t->nr_lower; j++) {
-		legacy = phase_run(_metadata, self, cpu, t->lower[j], false);
-		pghot = phase_run(_metadata, self, cpu, t->lower[j], true);
-		EXPECT_TRUE(no_later(pghot, legacy))
-			TH_LOG("B on top: pghot after %.1f s, legacy after %.1f s",
-			       pghot, legacy);
+		/* Taken in turns, as in no_later: one run is one draw. */
+		for (r = 0; r < LATER_RUNS; r++) {
+			legacy[r] = phase_run(_metadata, self, cpu, t->lower[j], false);
+			pghot[r] = phase_run(_metadata, self, cpu, t->lower[j], true);
+		}
+		EXPECT_GE(median_t95(legacy, LATER_RUNS), 0)
+			TH_LOG("legacy never got 95%% of B up");
+		EXPECT_GE(median_t95(pghot, LATER_RUNS), 0)
+			TH_LOG("the new hot set did not displace the old one");
+		EXPECT_TRUE(no_later(median_t95(pghot, LATER_RUNS),
+				     median_t95(legacy, LATER_RUNS)))
+			TH_LOG("B on top: pghot after %.1f s, legacy after %.1f s (medians)",
+			       pghot[LATER_RUNS / 2], legacy[LATER_RUNS / 2]);
 	}
 }
 
