@@ -45,23 +45,41 @@ else
 	nok slow-ranges "slow ranges do not match node 2's memory blocks"
 fi
 
-# 2. The latency ratio, measured again after the calibration (vm.sh wrote
-# emu-calib.json at the start of this command).
-if python3 - "$VMDIR/emu-calib.json" <<'PY'
+# 2. The latency ratio the calibration set (vm.sh wrote emu-calib.json at
+# the start of this command), judged on the median of three measurements:
+# the calibration's last one and two more with the same delay. Under TCG
+# one measurement of the shared host can be 20% off the next (a cold CI
+# run failed on the calibration's figure alone), so one draw cannot
+# decide; a wrong delay still fails (delay 0: every ratio about 1).
+ratios=()
+for _ in 1 2; do
+	p=$("$PGHOT_EMU" ratio) && ratios+=("$p")
+done
+if python3 - "$VMDIR/emu-calib.json" "${ratios[@]}" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-r = c["ratio"] / c["ratio_wanted"]
+more = [json.loads(a) for a in sys.argv[2:]]
 print(f"emu:   node {c['slow_node']} {c['slow_ns']:.0f} ns, node {c['fast_node']} "
       f"{c['fast_ns']:.0f} ns (delay 0: {c['fast_ns_calib']:.0f} ns, "
       f"ratio {c['ratio_calib']:.2f}), "
-      f"ratio {c['ratio']:.2f} for {c['ratio_wanted']:.2f}, delay {c['delay_ns']} ns; "
+      f"ratio {c['ratio']:.2f} for {c['ratio_wanted']:.2f}, delay {c['delay_ns']} ns, "
+      f"{c.get('tries', '?')} corrections, converged {c.get('converged', '?')}; "
       f"stream {c['slow_MBps']:.0f} vs {c['fast_MBps']:.0f} MB/s")
-sys.exit(0 if 0.8 <= r <= 1.2 and c["delay_ns"] > 0 else 1)
+for p in more:
+    print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns, "
+          f"ratio {p['ratio']:.2f}")
+r = sorted([c["ratio"]] + [p["ratio"] for p in more])
+if len(r) != 3:
+    print("emu:   a re-measurement failed")
+    sys.exit(1)
+med = r[1] / c["ratio_wanted"]
+print(f"emu:   median ratio {r[1]:.2f}: {med:.2f} of the configured ratio")
+sys.exit(0 if 0.8 <= med <= 1.2 and c["delay_ns"] > 0 else 1)
 PY
-then ok latency-ratio "node 2 / node 0 latency within 20% of the configured ratio"
-else nok latency-ratio "latency ratio off by more than 20%"
+then ok latency-ratio "node 2 / node 0 latency within 20% of the configured ratio (median of 3)"
+else nok latency-ratio "latency ratio off by more than 20% (median of 3)"
 fi
-# A second, independent measurement with the same delay: node 2 must still
+# A further, independent measurement with the same delay: node 2 must still
 # be slower by what the calibration set, as the ratio to node 0 or as the
 # latency it adds to a load (each within 20%). Under TCG the host's load
 # moves one or the other by more than that from one measurement to the
@@ -80,8 +98,8 @@ print(f"emu:   again: node 2 {p['slow_ns']:.0f} ns, node 0 {p['fast_ns']:.0f} ns
 r = p["ratio"] / c["ratio_wanted"]
 sys.exit(0 if added0 > 0 and (0.8 <= added / added0 <= 1.2 or 0.8 <= r <= 1.2) else 1)
 PY
-then ok ratio-again "node 2's ratio or added latency holds on a second measurement"
-else nok ratio-again "node 2's ratio and added latency both off by more than 20% on a second measurement"
+then ok ratio-again "node 2's ratio or added latency holds on a further measurement"
+else nok ratio-again "node 2's ratio and added latency both off by more than 20% on a further measurement"
 fi
 
 # 3. Samples of a user-space workload on node 2 reach pghot.

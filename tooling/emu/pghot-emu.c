@@ -436,6 +436,7 @@ static int cmd_calibrate(int argc, char **argv)
 	size_t mb = 64, size;
 	struct pair p0, p;
 	struct probe fs, ss;
+	int tries, converged = 0;
 	char *fb, *sb;
 
 	if (pair_opts(argc, argv, &fast, &slow, &mb, &slice, &ratio))
@@ -456,11 +457,13 @@ static int cmd_calibrate(int argc, char **argv)
 	 * is damped (half way) so that one noisy measurement of the shared
 	 * host cannot throw the delay far off.
 	 */
-	for (int i = 0; i < CALIB_TRIES; i++) {
+	for (tries = 0; tries < CALIB_TRIES; tries++) {
 		set_delay(fd, delay);
 		p = measure_pair(fb, sb, slice);
-		if (p.ratio / ratio > 0.95 && p.ratio / ratio < 1.05)
+		if (p.ratio / ratio > 0.95 && p.ratio / ratio < 1.05) {
+			converged = 1;
 			break;
+		}
 		if (p.ratio > 1.01)
 			delay *= (1 + (ratio - 1) / (p.ratio - 1)) / 2;
 	}
@@ -474,9 +477,10 @@ static int cmd_calibrate(int argc, char **argv)
 	printf("{\"ratio_wanted\": %.3f, \"fast_node\": %d, \"slow_node\": %d, "
 	       "\"fast_ns_calib\": %.1f, \"ratio_calib\": %.3f, \"delay_ns\": %ld, "
 	       "\"fast_ns\": %.1f, \"slow_ns\": %.1f, \"ratio\": %.3f, "
-	       "\"fast_MBps\": %.1f, \"slow_MBps\": %.1f}\n", ratio, fast, slow,
+	       "\"fast_MBps\": %.1f, \"slow_MBps\": %.1f, \"tries\": %d, "
+	       "\"converged\": %s}\n", ratio, fast, slow,
 	       p0.fast_ns, p0.ratio, (long)(delay + 0.5), p.fast_ns, p.slow_ns,
-	       p.ratio, fs.mbps, ss.mbps);
+	       p.ratio, fs.mbps, ss.mbps, tries, converged ? "true" : "false");
 	return 0;
 }
 
