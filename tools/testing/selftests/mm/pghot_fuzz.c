@@ -62,8 +62,6 @@ static const char * const corpus[] = {
 /* Every file and directory below @dir, depth first. */
 static int collect(const char *dir, struct dfile *files, int n)
 {
-	/* PGHOT_DIR ends in a slash, its subdirectories do not. */
-	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	struct dirent *d;
 	struct stat st;
 	DIR *dp;
@@ -76,8 +74,7 @@ static int collect(const char *dir, struct dfile *files, int n)
 
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		if (snprintf(f->path, sizeof(f->path), "%s%s%s", dir, sep,
-			     d->d_name) >= (int)sizeof(f->path) ||
+		if (path_join(f->path, sizeof(f->path), dir, d->d_name) ||
 		    lstat(f->path, &st)) {
 			n = -1;
 			break;

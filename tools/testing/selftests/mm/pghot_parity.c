@@ -1104,12 +1104,13 @@ static pid_t spawn_toucher(struct __test_metadata *_metadata, int cpu,
 
 /*
  * Two tasks, one on each of the first two top-tier nodes with CPUs, touch
- * a buffer on @lower each, at once, with pghot (@mode 1) or legacy: each
- * buffer lands on its own task's node. Returns the seconds until both
- * were 95% there, -1 if one never was.
+ * a buffer on @lower each, at once, with pghot or legacy: each buffer
+ * lands on its own task's node. Returns the seconds until both were 95%
+ * there, -1 if one never was. @cpu is not used (a later_run_t).
  */
 static double two_tasks_run(struct __test_metadata *_metadata,
-			    struct _test_data_parity *self, int lower, int mode)
+			    struct _test_data_parity *self,
+			    int cpu __maybe_unused, int lower, bool pghot)
 {
 	const struct topology *t = self->topo;
 	int k, p[2][2], go[2], status;
@@ -1118,7 +1119,7 @@ static double two_tasks_run(struct __test_metadata *_metadata,
 	double t95 = 0;
 	pid_t pid[2];
 
-	baseline(_metadata, self->knobs, mode ? "0x1" : "0x0");
+	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(go), 0);
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(pipe(p[k]), 0);
@@ -1148,7 +1149,7 @@ static double two_tasks_run(struct __test_metadata *_metadata,
 		else if (rep[k].t95 > t95)
 			t95 = rep[k].t95;
 		ksft_print_msg("%s, on %d: %lu/%lu home, %lu away, 95%% %.1f s\n",
-			       mode_name(mode), t->top_cpu[k], rep[k].own,
+			       mode_name(pghot), t->top_cpu[k], rep[k].own,
 			       rep[k].nr, rep[k].other_top, rep[k].t95);
 		EXPECT_EQ(rep[k].other_top, 0UL)
 			TH_LOG("pages went to the other task's node");
@@ -1177,24 +1178,47 @@ static double median_t95(double *t, int n)
 	return t[n / 2];
 }
 
+/*
+ * One run of a timed case: task node @cpu, pages on @lower, pghot's path
+ * or legacy's. Returns the seconds to 95%, -1 if never.
+ */
+typedef double (*later_run_t)(struct __test_metadata *_metadata,
+			      struct _test_data_parity *self, int cpu,
+			      int lower, bool pghot);
+
+/*
+ * LATER_RUNS runs of @run in each mode, taken in turns so that a slow
+ * spell of the box hits both modes alike (one run is one draw): the
+ * medians of legacy's and pghot's seconds to 95% in @med[0] and @med[1].
+ */
+static void later_in_turns(struct __test_metadata *_metadata,
+			   struct _test_data_parity *self, later_run_t run,
+			   int cpu, int lower, double med[2])
+{
+	double t95[2][LATER_RUNS];
+	int r, mode;
+
+	for (r = 0; r < LATER_RUNS; r++)
+		for (mode = 0; mode < 2; mode++)
+			t95[mode][r] = run(_metadata, self, cpu, lower, mode);
+	for (mode = 0; mode < 2; mode++)
+		med[mode] = median_t95(t95[mode], LATER_RUNS);
+}
+
 TEST_F_TIMEOUT(parity, two_tasks, PARITY_TIMEOUT_S)
 {
 	const struct topology *t = self->topo;
-	double t95[2][LATER_RUNS];
-	int j, r, mode;
+	double med[2];
+	int j;
 
 	if (t->nr_top_cpu < 2)
 		SKIP(return, "one top-tier node with CPUs: no second task node");
 	for (j = 0; j < t->nr_lower; j++) {
-		/* Taken in turns, so that a slow spell of the box hits both. */
-		for (r = 0; r < LATER_RUNS; r++)
-			for (mode = 0; mode < 2; mode++)
-				t95[mode][r] = two_tasks_run(_metadata, self,
-							     t->lower[j], mode);
-		EXPECT_TRUE(no_later(median_t95(t95[1], LATER_RUNS),
-				     median_t95(t95[0], LATER_RUNS)))
+		later_in_turns(_metadata, self, two_tasks_run, -1, t->lower[j],
+			       med);
+		EXPECT_TRUE(no_later(med[1], med[0]))
 			TH_LOG("both up after %.1f s with pghot, %.1f s with legacy (medians)",
-			       t95[1][LATER_RUNS / 2], t95[0][LATER_RUNS / 2]);
+			       med[1], med[0]);
 	}
 }
 
@@ -1238,20 +1262,17 @@ static double no_later_run(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(parity, no_later, PARITY_TIMEOUT_S)
 {
 	const struct topology *t = self->topo;
-	int cpu = topo_cpu_node(t), j, r;
-	double legacy[LATER_RUNS], pghot[LATER_RUNS];
+	int cpu = topo_cpu_node(t), j;
+	double med[2];
 
 	for (j = 0; j < t->nr_lower; j++) {
-		for (r = 0; r < LATER_RUNS; r++) {
-			legacy[r] = no_later_run(_metadata, self, cpu, t->lower[j], false);
-			pghot[r] = no_later_run(_metadata, self, cpu, t->lower[j], true);
-		}
-		EXPECT_GE(median_t95(legacy, LATER_RUNS), 0)
+		later_in_turns(_metadata, self, no_later_run, cpu, t->lower[j],
+			       med);
+		EXPECT_GE(med[0], 0)
 			TH_LOG("legacy never got 95%% of the buffer up");
-		EXPECT_TRUE(no_later(median_t95(pghot, LATER_RUNS),
-				     median_t95(legacy, LATER_RUNS)))
+		EXPECT_TRUE(no_later(med[1], med[0]))
 			TH_LOG("95%% up after %.1f s with pghot, %.1f s with legacy (medians)",
-			       pghot[LATER_RUNS / 2], legacy[LATER_RUNS / 2]);
+			       med[1], med[0]);
 	}
 }
 
@@ -1330,27 +1351,22 @@ static double phase_run(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(parity, phase_change, PHASE_TIMEOUT_S)
 {
 	const struct topology *t = self->topo;
-	int cpu = topo_cpu_node(t), j, r;
-	double legacy[LATER_RUNS], pghot[LATER_RUNS];
+	int cpu = topo_cpu_node(t), j;
+	double med[2];
 
 	if (!self->knobs[KNOB_DEMOTION].present)
 		SKIP(return, DEMOTION_KNOB " missing: no demotion to make room");
 	set_knob(_metadata, self->knobs, KNOB_DEMOTION, "1");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	for (j = 0; j < t->nr_lower; j++) {
-		/* Taken in turns, as in no_later: one run is one draw. */
-		for (r = 0; r < LATER_RUNS; r++) {
-			legacy[r] = phase_run(_metadata, self, cpu, t->lower[j], false);
-			pghot[r] = phase_run(_metadata, self, cpu, t->lower[j], true);
-		}
-		EXPECT_GE(median_t95(legacy, LATER_RUNS), 0)
+		later_in_turns(_metadata, self, phase_run, cpu, t->lower[j], med);
+		EXPECT_GE(med[0], 0)
 			TH_LOG("legacy never got 95%% of B up");
-		EXPECT_GE(median_t95(pghot, LATER_RUNS), 0)
+		EXPECT_GE(med[1], 0)
 			TH_LOG("the new hot set did not displace the old one");
-		EXPECT_TRUE(no_later(median_t95(pghot, LATER_RUNS),
-				     median_t95(legacy, LATER_RUNS)))
+		EXPECT_TRUE(no_later(med[1], med[0]))
 			TH_LOG("B on top: pghot after %.1f s, legacy after %.1f s (medians)",
-			       pghot[LATER_RUNS / 2], legacy[LATER_RUNS / 2]);
+			       med[1], med[0]);
 	}
 }
 

@@ -78,6 +78,21 @@ static inline int write_str(const char *path, const char *val)
 }
 
 /*
+ * @dir and @name joined by one slash into @buf of @size bytes (PGHOT_DIR
+ * ends in a slash, its subdirectories do not). 0, or -1 if it does not
+ * fit.
+ */
+static inline int path_join(char *buf, size_t size, const char *dir,
+			    const char *name)
+{
+	size_t len = strlen(dir);
+	const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+	int n = snprintf(buf, size, "%s%s%s", dir, sep, name);
+
+	return n >= 0 && (size_t)n < size ? 0 : -1;
+}
+
+/*
  * Read exactly @len bytes from @fd (a pipe returns what is there, a large
  * message in parts). Returns @len, or what read() returned when it ended
  * early (0 at end of file, -1 on error).
