@@ -31,6 +31,7 @@
 #include <linux/vmstat.h>
 
 #include "kmigrated.h"
+#include "queue.h"
 #include "record.h"
 
 #include <trace/events/pghot.h>
@@ -66,7 +67,7 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 	count_vm_event(src == PGHOT_HINTFAULTS ? PGHOT_RECORDED_HINTFAULTS :
 						 PGHOT_RECORDED_HWHINTS);
 	if (res & PGHOT_TOUCH_SWEEP)
-		pghot_kmigrated_kick(nid);
+		pghot_queue_kick(nid);
 	if (res & PGHOT_TOUCH_HELD)
 		count_vm_event(PGHOT_PROMOTE_PINGPONG);
 	if (res & PGHOT_TOUCH_READY) {
@@ -76,11 +77,19 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 	return res;
 }
 
-/* Queue @pfn, just made ready, or keep it ready for the scan. */
+/*
+ * Queue @pfn, just made ready, or keep it ready for kmigrated's scan: its
+ * node's kmigrated finds it once the queue has drained, or once it starts
+ * (a node whose kmigrated is not running).
+ */
 static void pghot_ready(int nid, unsigned long pfn, int target)
 {
-	if (!pghot_queue_ready(nid, pfn, target, 0, 0))
-		pghot_defer_ready(nid, pfn, target);
+	if (pghot_queue_ready(nid, pfn, target, 0, 0,
+			      READ_ONCE(pghot_kmigrated_batch_nr)))
+		return;
+	pghot_record_defer(nid, pfn, target);
+	count_vm_event(PGHOT_READY_DEFERRED);
+	pghot_queue_deferred(nid);
 }
 
 /* What a hardware sample's region says about the sampled page. */
@@ -371,6 +380,7 @@ static bool pghot_fault_servable(struct folio *folio, int target)
 bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 {
 	unsigned int flags = PGHOT_READY_VETTED | (hot ? PGHOT_READY_RECLAIM : 0);
+	unsigned int batch_nr = READ_ONCE(pghot_kmigrated_batch_nr);
 	unsigned long pfn = folio_pfn(folio);
 	int nid = folio_nid(folio), res, forced;
 
@@ -388,8 +398,8 @@ bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 		if (pghot_valid_target(forced) && forced != target) {
 			/* target_nid: where the fault path would not put it. */
 			pghot_ready(nid, pfn, target);
-		} else if (!pghot_queue_ready(nid, pfn, target, flags,
-					      2 * READ_ONCE(pghot_kmigrated_batch_nr))) {
+		} else if (!pghot_queue_ready(nid, pfn, target, flags, 2 * batch_nr,
+					      batch_nr)) {
 			/* What kmigrated cannot promote within two batches, the task does. */
 			pghot_record_unready(nid, pfn);
 			goto legacy;

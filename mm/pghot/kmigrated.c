@@ -4,7 +4,7 @@
  * pghot found hot.
  *
  * The thread only ever looks at its node's queue of migrate-ready pages
- * (and at sections that asked for attention), so its work is proportional
+ * (queue.c) and at sections that asked for attention, so its work is proportional
  * to the number of hot pages; a node with no hot pages costs nothing, not
  * even a timer wakeup. Promotion goes through the same per-target-node
  * rules as NUMA balancing in tiering mode: while the target has memory to
@@ -49,6 +49,8 @@
 #include <linux/wait.h>
 
 #include "kmigrated.h"
+#include "policy.h"
+#include "queue.h"
 #include "record.h"
 
 #define CREATE_TRACE_POINTS
@@ -71,47 +73,12 @@ unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
  */
 #define PGHOT_READY_QUEUE	(8 * PGHOT_BATCH_NR_MAX)
 
-/* A queued ready page. */
-struct pghot_ready {
-	unsigned long pfn;
-	u32 seq;			/* the node's ended_seq when queued */
-	s16 target;			/* NUMA_NO_NODE: kmigrated picks */
-	u16 flags;			/* PGHOT_READY_* */
-};
-
-/* Not from the queue: found by the scan for deferred pages. */
-#define PGHOT_READY_SCANNED	BIT(15)
-
-/*
- * Ready pages whose readiness ended other than through their queue entry:
- * freed (and maybe allocated to somebody else since), or taken through the
- * scan for deferred pages. The last PGHOT_ENDED_LOG of them are kept, the
- * one numbered n at n % PGHOT_ENDED_LOG, so that an entry queued before
- * the end of its page's readiness is not applied to what is ready there
- * now: its target and its policy verdict came from the page's earlier life.
- */
-#define PGHOT_ENDED_LOG		512
-
-enum pghot_entry_state {
-	PGHOT_ENTRY_VALID,
-	PGHOT_ENTRY_STALE,		/* its page's readiness ended since */
-	PGHOT_ENTRY_UNSURE,		/* more ended than the log holds */
-};
-
 /* Per lower-tier node state. */
 struct pghot_node {
 	int nid;
 	struct task_struct *kmigrated;
-	wait_queue_head_t wait;
-	DECLARE_KFIFO_PTR(ready, struct pghot_ready);
-	spinlock_t ready_lock;		/* serialises the producers of @ready */
-	unsigned long deferred;		/* ready pages wait outside the queue */
-	unsigned long kicked;		/* sections ask for a sweep */
+	struct pghot_queue *q;		/* its ready queue */
 	int target;			/* default target: nearest top-tier node */
-	/* Under @ready_lock: ends of readiness, see PGHOT_ENDED_LOG. */
-	u32 ended_seq;
-	unsigned long ended[PGHOT_ENDED_LOG];
-	/* kmigrated's own */
 	struct pghot_ready *batch;
 	unsigned long *dpfns;
 	int *dtargets;
@@ -204,143 +171,6 @@ unsigned int pghot_effective_window_ms(int target)
 	if (target >= 0 && target < nr_node_ids && pghot_targets)
 		th = READ_ONCE(pghot_targets[target].window_ms);
 	return th ? : READ_ONCE(pghot_promote_window_ms);
-}
-
-/*
- * Is an entry for @pfn queued when the node's ended_seq was @seq still
- * good, now that it is @now? @log: the node's ended log.
- */
-static enum pghot_entry_state pghot_entry_state(const unsigned long *log,
-						u32 now, u32 seq,
-						unsigned long pfn)
-{
-	u32 n = now - seq;
-
-	BUILD_BUG_ON(!is_power_of_2(PGHOT_ENDED_LOG));
-	if (n > PGHOT_ENDED_LOG)
-		return PGHOT_ENTRY_UNSURE;
-	while (n--)
-		if (log[(seq + 1 + n) & (PGHOT_ENDED_LOG - 1)] == pfn)
-			return PGHOT_ENTRY_STALE;
-	return PGHOT_ENTRY_VALID;
-}
-
-/* The readiness of @pfn ended; @pn->ready_lock held. */
-static void pghot_log_ended(struct pghot_node *pn, unsigned long pfn)
-{
-	pn->ended_seq++;
-	pn->ended[pn->ended_seq & (PGHOT_ENDED_LOG - 1)] = pfn;
-}
-
-/**
- * pghot_ready_ended - a ready page was freed
- * @nid: the lower-tier node of @pfn
- * @pfn: the page
- *
- * Its entry in the node's queue, if it has one, must not be applied to
- * the next user of the page. Callable from any context that frees pages.
- */
-void pghot_ready_ended(int nid, unsigned long pfn)
-{
-	struct pghot_node *pn;
-	unsigned long irqfl;
-
-	rcu_read_lock();
-	pn = pghot_node(nid);
-	if (pn) {
-		spin_lock_irqsave(&pn->ready_lock, irqfl);
-		pghot_log_ended(pn, pfn);
-		spin_unlock_irqrestore(&pn->ready_lock, irqfl);
-	}
-	rcu_read_unlock();
-}
-
-/**
- * pghot_queue_ready - queue a ready page for its node's kmigrated
- * @nid: the lower-tier node of @pfn
- * @pfn: the page (head page of a large folio)
- * @target: where it should go, or NUMA_NO_NODE
- * @flags: PGHOT_READY_*
- * @max_len: take it only while fewer pages are queued (0: the queue's size)
- *
- * Callable from any context that records accesses (not NMI).
- *
- * Return: false if the node has no kmigrated or its queue is that long:
- * the caller keeps the page ready for the scan (pghot_defer_ready()), or
- * leaves it to another path.
- */
-bool pghot_queue_ready(int nid, unsigned long pfn, int target,
-		       unsigned int flags, unsigned int max_len)
-{
-	struct pghot_ready r = { .pfn = pfn, .target = target, .flags = flags };
-	unsigned int len, queued = 0;
-	struct pghot_node *pn;
-	unsigned long irqfl;
-	bool was_empty;
-
-	BUILD_BUG_ON(MAX_NUMNODES > S16_MAX);
-	rcu_read_lock();
-	pn = pghot_node(nid);
-	if (!pn)
-		goto out;
-	spin_lock_irqsave(&pn->ready_lock, irqfl);
-	r.seq = pn->ended_seq;
-	len = kfifo_len(&pn->ready);
-	was_empty = !len;
-	if (!max_len || len < max_len)
-		queued = kfifo_in(&pn->ready, &r, 1);
-	len += queued;
-	spin_unlock_irqrestore(&pn->ready_lock, irqfl);
-
-	/* The first page wakes an idle kmigrated, a full batch a waiting one. */
-	if (queued && (was_empty || len >= READ_ONCE(pghot_kmigrated_batch_nr)) &&
-	    wq_has_sleeper(&pn->wait))
-		wake_up_interruptible(&pn->wait);
-out:
-	rcu_read_unlock();
-	return queued;
-}
-
-/**
- * pghot_defer_ready - keep a ready page that was not queued for the scan
- * @nid: the lower-tier node of @pfn
- * @pfn: the page (head page of a large folio), migrate-ready
- * @target: where it should go, or NUMA_NO_NODE
- *
- * The page stays ready; its node's kmigrated finds it once its queue has
- * drained, or once it starts (a node whose kmigrated is not running).
- */
-void pghot_defer_ready(int nid, unsigned long pfn, int target)
-{
-	struct pghot_node *pn;
-
-	pghot_record_defer(nid, pfn, target);
-	count_vm_event(PGHOT_READY_DEFERRED);
-	rcu_read_lock();
-	pn = pghot_node(nid);
-	if (pn) {
-		/* After the section's flag: kmigrated clears this first. */
-		smp_mb();
-		WRITE_ONCE(pn->deferred, 1);
-		if (wq_has_sleeper(&pn->wait))
-			wake_up_interruptible(&pn->wait);
-	}
-	rcu_read_unlock();
-}
-
-/**
- * pghot_kmigrated_kick - have a node's kmigrated sweep its sections
- * @nid: lower-tier node
- */
-void pghot_kmigrated_kick(int nid)
-{
-	struct pghot_node *pn;
-
-	rcu_read_lock();
-	pn = pghot_node(nid);
-	if (pn && !test_and_set_bit(0, &pn->kicked))
-		wake_up_interruptible(&pn->wait);
-	rcu_read_unlock();
 }
 
 /*
@@ -620,10 +450,9 @@ static bool kmigrated_claim(struct pghot_node *pn, struct pghot_ready *r,
 	enum pghot_entry_state state = PGHOT_ENTRY_VALID;
 	bool taken = false;
 
-	spin_lock_irq(&pn->ready_lock);
+	spin_lock_irq(&pn->q->lock);
 	if (!(r->flags & PGHOT_READY_SCANNED))
-		state = pghot_entry_state(pn->ended, pn->ended_seq, r->seq,
-					  r->pfn);
+		state = pghot_queue_entry_state(pn->q, r);
 	if (state != PGHOT_ENTRY_STALE)
 		taken = pghot_record_take_ready(pn->nid, r->pfn, rec);
 	/*
@@ -631,9 +460,9 @@ static bool kmigrated_claim(struct pghot_node *pn, struct pghot_ready *r,
 	 * for this very readiness, which is taken.
 	 */
 	if (taken && (r->flags & PGHOT_READY_SCANNED) &&
-	    !kfifo_is_empty(&pn->ready))
-		pghot_log_ended(pn, r->pfn);
-	spin_unlock_irq(&pn->ready_lock);
+	    !kfifo_is_empty(&pn->q->ready))
+		pghot_queue_log_ended(pn->q, r->pfn);
+	spin_unlock_irq(&pn->q->lock);
 	if (state == PGHOT_ENTRY_UNSURE)
 		r->flags = PGHOT_READY_SCANNED;
 	return taken;
@@ -761,14 +590,14 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 	};
 	unsigned int i, n;
 
-	b.taken = kfifo_out_spinlocked(&pn->ready, pn->batch, batch_nr,
-				       &pn->ready_lock);
+	b.taken = kfifo_out_spinlocked(&pn->q->ready, pn->batch, batch_nr,
+				       &pn->q->lock);
 	/* Full barrier: a page deferred after the scan sets the flag again. */
-	if (b.taken < batch_nr && xchg(&pn->deferred, 0)) {
+	if (b.taken < batch_nr && xchg(&pn->q->deferred, 0)) {
 		n = pghot_collect_deferred(pn->nid, pn->dpfns, pn->dtargets,
 					   batch_nr - b.taken);
 		if (n == batch_nr - b.taken)
-			WRITE_ONCE(pn->deferred, 1);
+			WRITE_ONCE(pn->q->deferred, 1);
 		for (i = 0; i < n; i++)
 			pn->batch[b.taken + i] = (struct pghot_ready) {
 				.pfn = pn->dpfns[i], .target = pn->dtargets[i],
@@ -794,19 +623,19 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 
 static bool kmigrated_has_ready(struct pghot_node *pn)
 {
-	return !kfifo_is_empty(&pn->ready) || READ_ONCE(pn->deferred);
+	return !kfifo_is_empty(&pn->q->ready) || READ_ONCE(pn->q->deferred);
 }
 
 static bool kmigrated_has_work(struct pghot_node *pn)
 {
-	return kmigrated_has_ready(pn) || READ_ONCE(pn->kicked) ||
+	return kmigrated_has_ready(pn) || READ_ONCE(pn->q->kicked) ||
 	       kthread_should_stop();
 }
 
 static bool kmigrated_batch_full(struct pghot_node *pn)
 {
-	return kfifo_len(&pn->ready) >= READ_ONCE(pghot_kmigrated_batch_nr) ||
-	       READ_ONCE(pn->deferred) || READ_ONCE(pn->kicked) ||
+	return kfifo_len(&pn->q->ready) >= READ_ONCE(pghot_kmigrated_batch_nr) ||
+	       READ_ONCE(pn->q->deferred) || READ_ONCE(pn->q->kicked) ||
 	       kthread_should_stop();
 }
 
@@ -818,16 +647,16 @@ static int kmigrated(void *arg)
 	set_freezable();
 	while (!kthread_should_stop()) {
 		/* Idle: sleep until a page becomes ready or a section asks. */
-		wait_event_freezable(pn->wait, kmigrated_has_work(pn));
+		wait_event_freezable(pn->q->wait, kmigrated_has_work(pn));
 		if (kmigrated_has_ready(pn)) {
 			/* Then gather a batch, for at most kmigrated_sleep_ms. */
 			sleep = msecs_to_jiffies(READ_ONCE(pghot_kmigrated_sleep_ms));
-			wait_event_freezable_timeout(pn->wait,
+			wait_event_freezable_timeout(pn->q->wait,
 						     kmigrated_batch_full(pn), sleep);
 		}
 		if (kthread_should_stop())
 			break;
-		if (xchg(&pn->kicked, 0))
+		if (xchg(&pn->q->kicked, 0))
 			pghot_sweep_node(pn->nid);
 		kmigrated_do_batch(pn);
 	}
@@ -837,13 +666,13 @@ static int kmigrated(void *arg)
 /* What the allocator handed out for @pn: kmigrated's own memory. */
 static size_t pghot_node_bytes(struct pghot_node *pn)
 {
-	return ksize(pn) + ksize(pn->ready.kfifo.data) + ksize(pn->batch) +
+	return ksize(pn) + pghot_queue_bytes(pn->q) + ksize(pn->batch) +
 	       ksize(pn->dpfns) + ksize(pn->dtargets);
 }
 
 static void pghot_node_free(struct pghot_node *pn)
 {
-	kfifo_free(&pn->ready);
+	pghot_queue_free(pn->q);
 	kfree(pn->batch);
 	kfree(pn->dpfns);
 	kfree(pn->dtargets);
@@ -864,19 +693,17 @@ static int pghot_node_start(int nid)
 		return -ENOMEM;
 	pn->nid = nid;
 	pn->target = pghot_nearest_toptier(nid);
-	/* Pages left ready by an earlier life of the node: look for them. */
-	pn->deferred = 1;
-	init_waitqueue_head(&pn->wait);
-	spin_lock_init(&pn->ready_lock);
+	pn->q = pghot_queue_alloc(pghot_nearest_toptier(nid), PGHOT_READY_QUEUE);
 	pn->batch = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->batch), GFP_KERNEL);
 	pn->dpfns = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dpfns), GFP_KERNEL);
 	pn->dtargets = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dtargets),
 				     GFP_KERNEL);
-	if (!pn->batch || !pn->dpfns || !pn->dtargets ||
-	    kfifo_alloc(&pn->ready, PGHOT_READY_QUEUE, GFP_KERNEL)) {
+	if (!pn->q || !pn->batch || !pn->dpfns || !pn->dtargets) {
 		pghot_node_free(pn);
 		return -ENOMEM;
 	}
+	/* Pages left ready by an earlier life of the node: look for them. */
+	pn->q->deferred = 1;
 	t = kthread_create_on_node(kmigrated, pn, nid, "kmigrated%d", nid);
 	if (IS_ERR(t)) {
 		pghot_node_free(pn);
@@ -884,6 +711,7 @@ static int pghot_node_start(int nid)
 	}
 	pn->kmigrated = t;
 	rcu_assign_pointer(pghot_nodes[nid], pn);
+	pghot_queue_publish(nid, pn->q);
 	wake_up_process(t);
 	return 0;
 }
@@ -899,11 +727,12 @@ static void pghot_node_stop(int nid)
 	if (!pn)
 		return;
 	RCU_INIT_POINTER(pghot_nodes[nid], NULL);
-	/* pghot_queue_ready() and pghot_kmigrated_kick() may still look. */
+	pghot_queue_publish(nid, NULL);
+	/* The queue's producers and the stats may still look. */
 	synchronize_rcu();
 	kthread_stop(pn->kmigrated);
 	/* If the offline is cancelled, the next kmigrated finds these. */
-	while (kfifo_get(&pn->ready, &r))
+	while (kfifo_get(&pn->q->ready, &r))
 		pghot_record_defer(nid, r.pfn, r.target);
 	pghot_node_free(pn);
 }
@@ -965,8 +794,8 @@ void pghot_kmigrated_show(struct seq_file *m)
 			continue;
 		pghot_store_stats(nid, &st);
 		seq_printf(m, "node%d target %d queued %u deferred %lu sections %lu record_bytes %lu kmigrated_bytes %zu\n",
-			   nid, READ_ONCE(pn->target), kfifo_len(&pn->ready),
-			   READ_ONCE(pn->deferred), st.sections, st.bytes,
+			   nid, READ_ONCE(pn->target), kfifo_len(&pn->q->ready),
+			   READ_ONCE(pn->q->deferred), st.sections, st.bytes,
 			   pghot_node_bytes(pn));
 	}
 	rcu_read_unlock();
@@ -990,7 +819,7 @@ static int __init pghot_kmigrated_init(void)
 		return 0;
 	pghot_nodes = kcalloc(nr_node_ids, sizeof(*pghot_nodes), GFP_KERNEL);
 	pghot_targets = kcalloc(nr_node_ids, sizeof(*pghot_targets), GFP_KERNEL);
-	if (!pghot_nodes || !pghot_targets) {
+	if (!pghot_nodes || !pghot_targets || pghot_queues_init()) {
 		kfree(pghot_nodes);
 		kfree(pghot_targets);
 		pghot_nodes = NULL;

@@ -28,7 +28,7 @@
 #include <linux/sched/task.h>
 #include <linux/shmem_fs.h>
 
-#include "kmigrated.h"
+#include "policy.h"
 
 /**
  * pghot_mpol_allows - would @pol have a folio on @curnid promoted to @target

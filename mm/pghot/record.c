@@ -41,7 +41,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kmigrated.h"
+#include "queue.h"
 #include "record.h"
 
 bool pghot_off __ro_after_init;

@@ -2,8 +2,8 @@
 /*
  * KUnit tests of the promotion rules kmigrated shares with NUMA balancing
  * (the per-target rate-limit window, the direction of threshold
- * adaptation), of how kmigrated picks a ready page's target, tells a
- * stale queue entry, remembers what it promoted and has reclaim make room.
+ * adaptation), of how kmigrated picks a ready page's target, remembers
+ * what it promoted and has reclaim make room.
  * All on private state: the node counters are only read.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
@@ -119,55 +119,6 @@ static void pghot_test_target_choice(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kmigrated_target(pn, &r, rec, &vetted), def);
 		KUNIT_EXPECT_FALSE(test, vetted);
 	}
-}
-
-/*
- * A queue entry is good unless its page's readiness ended after it was
- * queued; past what the log holds it cannot be told. Across a wrap of the
- * sequence.
- */
-static void pghot_test_entry_state(struct kunit *test)
-{
-	struct pghot_node *pn;
-	unsigned int i;
-	u32 seq;
-
-	pn = kunit_kzalloc(test, sizeof(*pn), GFP_KERNEL);
-	if (!pn)
-		kunit_skip(test, "no memory for a node");
-	pn->ended_seq = U32_MAX - 1;
-	seq = pn->ended_seq;
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 0),
-			PGHOT_ENTRY_VALID);
-	pghot_log_ended(pn, 100);
-	pghot_log_ended(pn, 200);
-	pghot_log_ended(pn, 300);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 100),
-			PGHOT_ENTRY_STALE);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 300),
-			PGHOT_ENTRY_STALE);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 101),
-			PGHOT_ENTRY_VALID);
-	/* Queued after the end of 100 (ready again): good. */
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq,
-						seq + 1, 100), PGHOT_ENTRY_VALID);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq,
-						pn->ended_seq, 300), PGHOT_ENTRY_VALID);
-	/* As many ends as the log holds: still told. */
-	for (i = 3; i < PGHOT_ENDED_LOG; i++)
-		pghot_log_ended(pn, 1000 + i);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 100),
-			PGHOT_ENTRY_STALE);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 101),
-			PGHOT_ENTRY_VALID);
-	/* One more: the end of 100 is gone, so it cannot be told. */
-	pghot_log_ended(pn, 2000);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq, seq, 101),
-			PGHOT_ENTRY_UNSURE);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq,
-						seq + 1, 200), PGHOT_ENTRY_STALE);
-	KUNIT_EXPECT_EQ(test, pghot_entry_state(pn->ended, pn->ended_seq,
-						seq + 1, 2000), PGHOT_ENTRY_STALE);
 }
 
 /* A made-up folio with an identity: what the recent-promotion filter reads. */
@@ -292,7 +243,6 @@ static struct kunit_case pghot_kmigrated_test_cases[] = {
 	KUNIT_CASE(pghot_test_rate_limit),
 	KUNIT_CASE(pghot_test_adjust_threshold),
 	KUNIT_CASE(pghot_test_target_choice),
-	KUNIT_CASE(pghot_test_entry_state),
 	KUNIT_CASE(pghot_test_recent),
 	KUNIT_CASE(pghot_test_recent_full),
 	KUNIT_CASE(pghot_test_reclaim),
