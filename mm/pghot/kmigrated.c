@@ -4,18 +4,18 @@
  * pghot found hot.
  *
  * The thread only ever looks at its node's queue of migrate-ready pages
- * (queue.c) and at sections that asked for attention, so its work is proportional
- * to the number of hot pages; a node with no hot pages costs nothing, not
- * even a timer wakeup. Promotion goes through the same per-target-node
- * rules as NUMA balancing in tiering mode: while the target has memory to
- * spare everything goes (pgpromote_candidate_nrl); otherwise the pages
- * that can go are rate limited (kernel.numa_balancing_promote_rate_limit_MBps)
- * and the promotion window of pages bound for that target adapts so
- * candidates track the limit. A full target has kswapd woken, as the
- * fault path does, for the pages NUMA balancing itself would promote now;
- * pages hot only by pghot's own rule take free room and never make
- * reclaim demote anything. The pages of a batch that go to one target
- * migrate together, with one TLB flush.
+ * (queue.c) and at sections that asked for attention, so its work is
+ * proportional to the number of hot pages; a node with no hot pages costs
+ * nothing, not even a timer wakeup. Promotion goes through the same
+ * per-target-node rules as NUMA balancing in tiering mode: while the target has
+ * memory to spare everything goes (pgpromote_candidate_nrl); otherwise the
+ * pages that can go are rate limited
+ * (kernel.numa_balancing_promote_rate_limit_MBps) and the promotion window of
+ * pages bound for that target adapts so candidates track the limit. A full
+ * target has kswapd woken, as the fault path does, for the pages NUMA balancing
+ * itself would promote now; pages hot only by pghot's own rule take free room
+ * and never make reclaim demote anything. The pages of a batch that go to one
+ * target migrate together, with one TLB flush.
  *
  * A ready page goes where its source said: for a NUMA hint fault, the
  * node mpol_misplaced() chose (the faulting task's), for a hardware hint
