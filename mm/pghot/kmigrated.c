@@ -684,16 +684,19 @@ static int pghot_node_start(int nid)
 {
 	struct task_struct *t;
 	struct pghot_node *pn;
+	int home;
 
 	lockdep_assert_held(&pghot_nodes_lock);
 	if (pghot_node(nid) || node_is_toptier(nid))
 		return 0;
-	pn = kzalloc_node(sizeof(*pn), GFP_KERNEL, pghot_nearest_toptier(nid));
+	/* Where kmigrated's work lands: its memory lives there too. */
+	home = pghot_nearest_toptier(nid);
+	pn = kzalloc_node(sizeof(*pn), GFP_KERNEL, home);
 	if (!pn)
 		return -ENOMEM;
 	pn->nid = nid;
-	pn->target = pghot_nearest_toptier(nid);
-	pn->q = pghot_queue_alloc(pghot_nearest_toptier(nid), PGHOT_READY_QUEUE);
+	pn->target = home;
+	pn->q = pghot_queue_alloc(home, PGHOT_READY_QUEUE);
 	pn->batch = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->batch), GFP_KERNEL);
 	pn->dpfns = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dpfns), GFP_KERNEL);
 	pn->dtargets = kmalloc_array(PGHOT_BATCH_NR_MAX, sizeof(*pn->dtargets),
