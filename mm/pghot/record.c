@@ -279,8 +279,12 @@ static void pghot_section_touch(struct pghot_table *t, struct pghot_section *s,
 		if (pghot_section_flag(t, s, PGHOT_SEC_SWEEP))
 			*res |= PGHOT_TOUCH_SWEEP;
 	}
-	/* Samples wait in rings: never later than now, nor before the sweep. */
-	if (time_after(a->now, cur))
+	/*
+	 * Samples wait in rings: never later than now, nor before the sweep.
+	 * An access to records whose times are not trusted is left pending
+	 * at the present, which is after the sweep was asked for.
+	 */
+	if (time_after(a->now, cur) || !a->fresh)
 		a->now = cur;
 	if (a->fresh && time_before(a->now, validated))
 		a->now = validated;
@@ -845,26 +849,30 @@ static void pghot_sweep_section(struct pghot_section *s, unsigned long now,
 	struct pghot_clock c = { .shift = clock_shift(word) };
 	u32 now_units = pghot_now_units(l, &c, now);
 	u32 keep = pghot_stale_units(l);
+	bool trusted = true;
 	unsigned long i;
 
 	/*
 	 * Under a new clock, only what was recorded since the sweep was asked
 	 * for (the first access that found the section behind the clock) has
-	 * a time in its units: close everything else. So too after a quarter
-	 * of the time range or more without a sweep (an idle section): an
-	 * older window may be a whole range older and decode as young, and
-	 * the accesses since took every window as over.
+	 * a time in its units: the pending accesses. Close everything else.
+	 * So too after a quarter of the time range or more without a sweep
+	 * (an idle section): an older window or hold may be a whole number of
+	 * ranges older and decode as young as a pending access.
 	 */
 	if (READ_ONCE(s->gen) != clock_gen(word) ||
-	    now - READ_ONCE(s->validated) >= stale_jiffies(word))
+	    now - READ_ONCE(s->validated) >= stale_jiffies(word)) {
 		keep = min(((now_units - pghot_now_units(l, &c, READ_ONCE(s->asked))) &
 			    pghot_time_mask(l)) + 1, keep);
+		trusted = false;
+	}
 
 	for (i = 0; i < PAGES_PER_SECTION; i++) {
 		u32 old = rec_load(l, s->records, i), new;
 
 		do {
-			new = pghot_sweep_record(l, old, now_units, keep);
+			new = pghot_sweep_record(l, old, now_units, keep,
+						 trusted);
 			if (new == old)
 				break;
 		} while (!rec_cmpxchg(l, s->records, i, &old, new));

@@ -125,17 +125,32 @@ u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
  * the window has let go); a ready record stays ready. A held record ignores
  * accesses for two windows (pghot_hold_units()) after it was held. When
  * the record's time cannot be trusted (@a->fresh is false) an open window
- * or a hold counts as over.
+ * or a hold counts as over, and the access leaves the record pending
+ * (unless it made it ready): the sweep that follows cannot tell windows
+ * opened since it was asked for from older ones that decode as young, but
+ * it can tell a pending record.
  *
  * Return: the new record.
  */
+/*
+ * @rec, a window of one access, as a pending record: no frequency, and a
+ * time that is not 0 (which reads as idle): one unit earlier if it was.
+ */
+static u32 pghot_pending_record(const struct pghot_layout *l, u32 rec)
+{
+	rec &= ~(pghot_freq_max(l) << l->time_bits);
+	if (!pghot_rec_time(l, rec))
+		rec |= pghot_time_mask(l);
+	return rec;
+}
+
 u32 pghot_update_record(const struct pghot_layout *l,
 			const struct pghot_clock *c, u32 old,
 			const struct pghot_access *a, enum pghot_outcome *out)
 {
 	u32 now = pghot_now_units(l, c, a->now);
 	u32 ready = old & pghot_ready_bit(l);
-	u32 freq = pghot_rec_freq(l, old);
+	u32 freq = pghot_rec_hits(l, old);
 	u32 age = (now - pghot_rec_time(l, old)) & pghot_time_mask(l);
 	u32 new;
 
@@ -173,6 +188,8 @@ u32 pghot_update_record(const struct pghot_layout *l,
 		new |= old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
 	if (ready || max(freq, a->known) >= a->threshold)
 		new |= pghot_ready_bit(l);
+	else if (!a->fresh)
+		new = pghot_pending_record(l, new);
 	return new;
 }
 
@@ -195,29 +212,37 @@ u32 pghot_hold_record(const struct pghot_layout *l,
  * @l: record layout
  * @old: the record
  * @now_units: the current time in record units
- * @keep_units: windows and holds younger than this many units stay open:
- *	pghot_stale_units() normally; after a clock change, the units since
- *	the sweep was asked for plus one, as only what was recorded since
- *	then has a time under the new clock
+ * @keep_units: windows, holds and pending accesses younger than this many
+ *	units stay: pghot_stale_units() normally; when the times could not
+ *	be trusted, the units since the sweep was asked for plus one
+ * @trusted: false when the times could not be trusted (a new clock, or a
+ *	section left unswept for pghot_stale_units() or more): only pending
+ *	records were written since the sweep was asked for, any other
+ *	window or hold may be a whole time range older than it decodes
  *
  * Ready records are left alone: their time no longer matters, and their
- * frequency stays non-zero so that they do not look held.
+ * frequency stays non-zero so that they do not look held. A pending record
+ * that stays becomes a window of one access opened at its time.
  *
  * Return: the record with its window or hold closed, time and frequency
- * dropped, if it is @keep_units or older.
+ * dropped, if it is @keep_units or older or cannot be trusted.
  */
 u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
-		       u32 keep_units)
+		       u32 keep_units, bool trusted)
 {
 	u32 age = (now_units - pghot_rec_time(l, old)) & pghot_time_mask(l);
 
 	if (pghot_rec_ready(l, old))
 		return old;
-	/* Idle. */
-	if (!pghot_rec_freq(l, old) && !pghot_rec_held(l, old))
+	if (pghot_rec_pending(l, old)) {
+		if (age < keep_units)
+			return old | 1U << l->time_bits;
+	} else if (!pghot_rec_freq(l, old) && !pghot_rec_held(l, old)) {
+		/* Idle. */
 		return old;
-	if (age < keep_units)
+	} else if (trusted && age < keep_units) {
 		return old;
+	}
 	return old & ~(pghot_window_mask(l) | pghot_ready_bit(l));
 }
 
@@ -233,19 +258,20 @@ u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
  * A held page stays held and a ready one ready; a page with fewer than
  * @min_freq accesses in its record is left alone. Any other page becomes
  * ready, with a frequency of at least 1 (a record without one would read
- * as held) and, if it had no window open, the time @now.
+ * as held) and, if it had no window open nor a pending access, the time
+ * @now.
  *
  * Return: the new record; equal to @old if nothing changed.
  */
 u32 pghot_mark_record(const struct pghot_layout *l, const struct pghot_clock *c,
 		      u32 old, unsigned long now, int nid, unsigned int min_freq)
 {
-	u32 freq = pghot_rec_freq(l, old), new;
+	u32 hits = pghot_rec_hits(l, old), new;
 
-	if ((old & pghot_ready_bit(l)) || freq < min_freq)
+	if ((old & pghot_ready_bit(l)) || hits < min_freq)
 		return old;
-	if (freq)
-		new = old;
+	if (hits)
+		new = old | (pghot_rec_freq(l, old) ? 0 : 1U << l->time_bits);
 	else
 		new = (old & ~pghot_window_mask(l)) | pghot_now_units(l, c, now) |
 		      1U << l->time_bits;

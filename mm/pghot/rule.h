@@ -19,9 +19,12 @@
  * the current window, in precise mode the promotion target plus one (0:
  * none), and on top the migrate-ready bit. The states:
  *
- *	freq	ready
- *	0	0	idle: no window open, the time means nothing
- *	> 0	0	a window is open since the time
+ *	freq	ready	time
+ *	0	0	0	idle: no window open
+ *	0	0	> 0	pending: one access at the time, recorded while
+ *				the other records' times could not be
+ *				trusted; a sweep makes it a window opened then
+ *	> 0	0		a window is open since the time
  *	> 0	1	ready: queued for kmigrated, or deferred
  *	0	1	held: demoted at the time, not promoted again until the
  *			hold has passed (see pghot_hold_units())
@@ -85,6 +88,18 @@ static inline bool pghot_rec_ready(const struct pghot_layout *l, u32 rec)
 static inline bool pghot_rec_held(const struct pghot_layout *l, u32 rec)
 {
 	return (rec & pghot_ready_bit(l)) && !pghot_rec_freq(l, rec);
+}
+
+static inline bool pghot_rec_pending(const struct pghot_layout *l, u32 rec)
+{
+	return !(rec & pghot_ready_bit(l)) && !pghot_rec_freq(l, rec) &&
+	       pghot_rec_time(l, rec);
+}
+
+/* The accesses a record shows in its window: a pending one shows one. */
+static inline u32 pghot_rec_hits(const struct pghot_layout *l, u32 rec)
+{
+	return pghot_rec_freq(l, rec) ?: pghot_rec_pending(l, rec);
 }
 
 /* Time and frequency: what a new window or a sweep replaces. */
@@ -154,7 +169,7 @@ u32 pghot_update_record(const struct pghot_layout *l,
 u32 pghot_hold_record(const struct pghot_layout *l,
 		      const struct pghot_clock *c, unsigned long now);
 u32 pghot_sweep_record(const struct pghot_layout *l, u32 old, u32 now_units,
-		       u32 keep_units);
+		       u32 keep_units, bool trusted);
 unsigned int pghot_clock_shift_for(unsigned long window_jiffies,
 				   unsigned int units);
 u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,

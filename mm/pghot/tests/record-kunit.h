@@ -203,6 +203,34 @@ static void pghot_test_idle_sweep(struct kunit *test)
 			  PGHOT_TOUCH_READY);
 }
 
+/*
+ * The same, with the idle gap a whole number of ranges and the sweep at
+ * once: page 11's old window decodes as opened in the very unit the
+ * sweep was asked in, as young as page 12's. Only page 12's is kept.
+ */
+static void pghot_test_aliased_sweep(struct kunit *test)
+{
+	const struct pghot_layout *l = pghot_layout;
+	struct pghot_test_store *ts;
+	unsigned long range;
+	unsigned int res;
+
+	ts = pghot_test_store(test);
+	range = (unsigned long)(pghot_time_mask(l) + 1) * test_unit(ts);
+	test_touch(ts, 11, 2, NUMA_NO_NODE);
+	ts->now += 2 * range;
+	res = test_touch(ts, 12, 2, NUMA_NO_NODE);
+	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
+	test_sweep_if_asked(ts, res);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 11)), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 12)), 1U);
+	/* One access is not two: page 11 opens a window, page 12 is ready. */
+	KUNIT_EXPECT_FALSE(test, test_touch(ts, 11, 2, NUMA_NO_NODE) &
+			   PGHOT_TOUCH_READY);
+	KUNIT_EXPECT_TRUE(test, test_touch(ts, 12, 2, NUMA_NO_NODE) &
+			  PGHOT_TOUCH_READY);
+}
+
 /* A sweep comes late: windows count as closed, ready pages stay ready. */
 static void pghot_test_late_sweep(struct kunit *test)
 {
@@ -246,12 +274,13 @@ static void pghot_test_clock_change(struct kunit *test)
 	/* Twice the unit and the next generation. */
 	ts->word = ((clock_gen(ts->word) + 1) << PGHOT_CLOCK_SHIFT_BITS) |
 		   (clock_shift(ts->word) + 1);
-	/* Behind the clock: page 8's access opens a new window. */
+	/* Behind the clock: page 8's access is pending, one access. */
 	res = test_touch(ts, 8, 2, NUMA_NO_NODE);
 	KUNIT_EXPECT_FALSE(test, res & PGHOT_TOUCH_READY);
 	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
-	KUNIT_EXPECT_EQ(test, pghot_rec_freq(pghot_layout,
-					     rec_load(pghot_layout, ts->s->records, 8)), 1U);
+	rec = rec_load(pghot_layout, ts->s->records, 8);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_pending(pghot_layout, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_hits(pghot_layout, rec), 1U);
 	/* The sweep comes a unit later. */
 	ts->now += test_unit(ts);
 	test_sweep_if_asked(ts, res);
@@ -464,6 +493,7 @@ static struct kunit_case pghot_record_test_cases[] = {
 	KUNIT_CASE(pghot_test_time_field_wrap),
 	KUNIT_CASE(pghot_test_late_sweep),
 	KUNIT_CASE(pghot_test_idle_sweep),
+	KUNIT_CASE(pghot_test_aliased_sweep),
 	KUNIT_CASE(pghot_test_clock_change),
 	KUNIT_CASE(pghot_test_store_hold),
 	KUNIT_CASE(pghot_test_reset),

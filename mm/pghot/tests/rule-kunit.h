@@ -216,21 +216,43 @@ static void pghot_test_hold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, next));
 }
 
-/* An untrusted time closes an open window but never a ready page. */
+/*
+ * An untrusted time closes an open window but never a ready page; the
+ * access is left pending, one access at its time, and counts as one.
+ */
 static void pghot_test_untrusted(struct kunit *test)
 {
 	const struct pghot_layout *l = test_layout(test);
+	const struct pghot_clock c = { .shift = TEST_SHIFT };
 	unsigned long t = 40 * TEST_UNIT;
 	enum pghot_outcome out;
 	u32 rec;
 
 	rec = access_at(l, 0, t, 3);
 	rec = access_full(l, rec, t + TEST_UNIT, 3, 1, false, &out);
-	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 1U);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_pending(l, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_hits(l, rec), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, rec),
+			pghot_now_units(l, &c, t + TEST_UNIT));
+	KUNIT_EXPECT_FALSE(test, pghot_rec_held(l, rec));
+	KUNIT_EXPECT_FALSE(test, pghot_rec_ready(l, rec));
+	/* Untrusted accesses never add up: still one. */
+	rec = access_full(l, rec, t + TEST_UNIT, 2, 1, false, &out);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_pending(l, rec));
+	/* A trusted one within the window of the pending one counts it. */
 	rec = access_at(l, rec, t + 2 * TEST_UNIT, 2);
 	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
 	rec = access_full(l, rec, t + 3 * TEST_UNIT, 7, 1, false, &out);
 	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	/* Made ready by what the caller knows: ready, not pending. */
+	rec = access_full(l, 0, t, 1, 1, false, &out);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, rec));
+	/* Pending at time 0 would read as idle: it is a unit earlier. */
+	rec = access_full(l, 0, (unsigned long)(pghot_time_mask(l) + 1) *
+			  TEST_UNIT, 3, 1, false, &out);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_pending(l, rec));
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, rec), pghot_time_mask(l));
 }
 
 /* A precise record keeps the last target; none leaves it as it was. */
@@ -266,27 +288,51 @@ static void pghot_test_sweep(struct kunit *test)
 	held = pghot_hold_record(l, &c, t);
 	/* Younger than a quarter range: nothing to do. */
 	now = pghot_now_units(l, &c, t + stale - TEST_UNIT);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep), open);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep), held);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep, true), open);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep, true), held);
 	/* Stale: closed, the target kept. */
 	now = pghot_now_units(l, &c, t + stale);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep) &
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep, true) &
 			(pghot_window_mask(l) | pghot_ready_bit(l)), 0U);
-	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, pghot_sweep_record(l, open, now, keep)),
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, pghot_sweep_record(l, open, now, keep, true)),
 			pghot_rec_nid(l, open));
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep), 0U);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep, true), 0U);
 	/* Ready records and idle ones are left alone, even by a full sweep. */
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, ready, now, 0), ready);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, 0, now, 0), 0U);
-	/* A clock change closes young windows too... */
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, ready, now, 0, false), ready);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, 0, now, 0, false), 0U);
+	/* Untrusted times close windows and holds however young they read... */
 	now = pghot_now_units(l, &c, t);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 0) &
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, keep, false) &
 			pghot_window_mask(l), 0U);
-	/* ...but not one opened since the sweep was asked for. */
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 1), open);
-	now = pghot_now_units(l, &c, t + 2 * TEST_UNIT);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 3), open);
-	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, open, now, 2) &
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, held, now, keep, false), 0U);
+}
+
+/*
+ * A pending access stays, as a window of one access opened at its time,
+ * if it is younger than what the sweep keeps; an older one is closed.
+ */
+static void pghot_test_sweep_pending(struct kunit *test)
+{
+	const struct pghot_layout *l = test_layout(test);
+	unsigned long t = 700 * TEST_UNIT;
+	enum pghot_outcome out;
+	u32 pending, now, kept;
+
+	pending = access_full(l, 0, t, 7, 1, false, &out);
+	KUNIT_ASSERT_TRUE(test, pghot_rec_pending(l, pending));
+	now = pghot_rec_time(l, pending);
+	kept = pghot_sweep_record(l, pending, now, 1, false);
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, kept), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, kept), now);
+	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, kept), pghot_rec_nid(l, pending));
+	KUNIT_EXPECT_FALSE(test, kept & pghot_ready_bit(l));
+	/* A trusted sweep keeps it the same way. */
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, pending, now,
+						 pghot_stale_units(l), true), kept);
+	/* Two units old: kept by a sweep that keeps three, not by one of two. */
+	now = (now + 2) & pghot_time_mask(l);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, pending, now, 3, false), kept);
+	KUNIT_EXPECT_EQ(test, pghot_sweep_record(l, pending, now, 2, false) &
 			pghot_window_mask(l), 0U);
 }
 
@@ -326,6 +372,13 @@ static void pghot_test_mark(struct kunit *test)
 	/* No target: a precise record keeps the one it has. */
 	next = pghot_mark_record(l, &c, access_at(l, 0, t, 7), t, NUMA_NO_NODE, 1);
 	KUNIT_EXPECT_EQ(test, pghot_rec_nid(l, next), l->nid_bits ? 1 : NUMA_NO_NODE);
+	/* A pending access counts as one, its time kept. */
+	next = access_full(l, 0, t, 7, 1, false, &(enum pghot_outcome){ 0 });
+	KUNIT_EXPECT_EQ(test, pghot_mark_record(l, &c, next, t, 1, 2), next);
+	next = pghot_mark_record(l, &c, next, t + TEST_UNIT, 1, 1);
+	KUNIT_EXPECT_TRUE(test, pghot_rec_ready(l, next));
+	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, next), 1U);
+	KUNIT_EXPECT_EQ(test, pghot_rec_time(l, next), pghot_now_units(l, &c, t));
 	/* Ready and held pages are left as they are. */
 	KUNIT_EXPECT_EQ(test, pghot_mark_record(l, &c, rec, t, 0, 0), rec);
 	held = pghot_hold_record(l, &c, t);
@@ -885,6 +938,7 @@ static struct kunit_case pghot_rule_test_cases[] = {
 	KUNIT_CASE_PARAM(pghot_test_untrusted, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_target, pghot_layout_gen_params),
 	KUNIT_CASE_PARAM(pghot_test_sweep, pghot_layout_gen_params),
+	KUNIT_CASE_PARAM(pghot_test_sweep_pending, pghot_layout_gen_params),
 	KUNIT_CASE(pghot_test_clock_shift),
 	KUNIT_CASE_PARAM(pghot_test_mark, pghot_layout_gen_params),
 	KUNIT_CASE(pghot_test_region_window),
