@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks on this repository's own kernel files: checkpatch --strict
 # on every new file and every patch, and a W=1 + sparse (C=2) build of every
-# new kernel object. Any message fails the check.
+# new kernel object, and a row in the admin guide for every counter and
+# knob. Any message fails the check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -44,5 +45,22 @@ if [ -n "$objs" ]; then
 	[ -z "$warn" ] || { echo "$warn"; fail=1; }
 	log "W=1 + sparse: $(echo $objs | wc -w) objects"
 fi
+# The admin guide's tables are the one place that lists the interface:
+# every counter the series adds to /proc/vmstat and every file of pghot's
+# debugfs directory (rate_limit_MBps, ibs/ and inject are made elsewhere)
+# must have its row there.
+guide=$TOP/Documentation/admin-guide/mm/pghot.rst
+names=$( (grep -oE '"(pghot|hwhint)_[a-z_]+"' "$LINUX/mm/vmstat.c"
+	  grep -oE '^[[:space:]]*\{ "[a-z_]+",' "$TOP/mm/pghot/debugfs.c" |
+		grep -oE '"[a-z_]+"'
+	  echo '"stats"') | tr -d '"' | sort -u)
+[ "$(echo "$names" | wc -l)" -ge 30 ] ||
+	{ echo "docs check: found too few counters and knobs to check"; fail=1; }
+bt='``'
+for name in $names; do
+	grep -qE "^$bt$name$bt( |\$)" "$guide" ||
+		{ echo "$guide: no table row for $name"; fail=1; }
+done
+log "docs: $(echo "$names" | wc -l) counters and knobs checked for a row"
 [ $fail = 0 ] || die "static checks failed"
 log "static checks passed"
