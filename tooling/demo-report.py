@@ -772,7 +772,7 @@ def plot(scenario, runs_by_config):
 
 
 # ---- latency: the emulated CXL box (tooling/emu/README) ----
-LATENCY_ORDER = ["C0", "C1", "C2", "C4", "C4-t1"]
+LATENCY_ORDER = ["C0", "C1", "C2", "C4", "C4-t1", "D"]
 
 
 def rate_series(r, window=1.0):
@@ -814,6 +814,29 @@ def load_latency():
             runs.setdefault(config, []).append(run)
             feeds.setdefault(config, []).append(feed)
     return runs, feeds, reps
+
+
+def damon_summary(scenario):
+    """What DAMON's schemes applied in the D runs, from their own stats."""
+    stats = []
+    for path in sorted(glob.glob(os.path.join(OUT, "damon", f"{scenario}-D-*.json"))):
+        try:
+            with open(path) as f:
+                stats.append(json.load(f))
+        except (OSError, ValueError):
+            print(f"D: {os.path.basename(path)} unreadable")
+    if not stats:
+        return
+    for action in ("migrate_hot", "migrate_cold"):
+        runs = [st[action] for st in stats if action in st]
+        if not runs:
+            continue
+        mib = [r["sz_applied"] / 2**20 for r in runs]
+        print(f"D {action}: applied {median(mib):.1f} MiB (runs: "
+              f"{', '.join(f'{m:.1f}' for m in mib)}), tried "
+              f"{median([r['sz_tried'] / 2**20 for r in runs]):.1f} MiB, "
+              f"quota exceeded {median([r['qt_exceeds'] for r in runs]):.0f} "
+              "times (DAMON's own stats; the hot promoted column is move_pages())")
 
 
 def latency_report():
@@ -927,7 +950,9 @@ def latency_report():
         plots.append((config, sorted(ok, key=lambda x: x["ops_per_sec"])[len(ok) // 2]))
     print("(avg/C0: the run's ops/s over C0's; end/C0: the last 5 s; s to 90%: "
           "first 1-s window at 0.9 of C0, '-' never; density: samples per hot\n"
-          " page-second on the lower tier delivered, the asked one in the label)")
+          " page-second on the lower tier delivered, the asked one in the label;\n"
+          " D: DAMON-based tiering, tooling/guest-damon.sh, NUMA balancing off)")
+    damon_summary("latency")
     # C0 is the ceiling: nothing runs faster than all of its memory on
     # DRAM. Its own run-to-run spread is the noise a row may exceed it by.
     c0_runs = [r["ops_per_sec"] for r in runs.get("C0", []) if r]

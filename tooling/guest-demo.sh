@@ -275,6 +275,23 @@ for s in $DEMO_SCENARIOS; do
 				DEMO_DURATION=$lat_dur run $s $c $r --hot-mb "$HOT_MB" \
 					--mem-node $node
 			done
+			# D: DAMON-based tiering (tooling/guest-damon.sh, as
+			# samples/damon/mtier.c) with NUMA balancing and pghot's
+			# sources off; its own counts beside the run.
+			if [ "${DEMO_DAMON:-1}" = 1 ]; then
+				config C1
+				mkdir -p "$DEMO_OUT/damon"
+				if "$TOP/tooling/guest-damon.sh" start; then
+					DEMO_DURATION=$lat_dur run $s D $r \
+						--hot-mb "$HOT_MB" --mem-node 2
+					"$TOP/tooling/guest-damon.sh" stats \
+						> "$DEMO_OUT/damon/$s-D-$r.json" || true
+					"$TOP/tooling/guest-damon.sh" stop
+				else
+					echo "demo: $s D run $r failed: DAMON did not start" >&2
+					echo "$s/D/$r" > "$DEMO_OUT/raw/$s-D-$r.failed"
+				fi
+			fi
 			# The sampler in rate mode, as in the sampled scenario:
 			# samples per second of the benchmark CPU's user time,
 			# calibrated once (C1, nothing moving) to the hot set's

@@ -5,7 +5,8 @@
 # the plugin slows exactly node 2's memory by the configured ratio (+-20%),
 # that its samples reach pghot (pghot_reported_hwhints) and that the
 # sampler's rate mode holds its rate at two speeds, and that the feeder
-# refuses bad options. Ends with
+# refuses bad options, and that the demo's DAMON-based tiering migrates.
+# Ends with
 # "emu: N passed, N failed".
 set -uo pipefail
 : "${PGHOT_EMU:?not booted with VM_SLOWMEM/VM_SAMPLER}" "${PGHOT_EMU_STATS:?}"
@@ -202,5 +203,50 @@ done
 if [ -z "$bad" ]; then ok feed-options "feed refuses bad numbers"
 else nok feed-options "feed took$bad"
 fi
+# 7. The demo's DAMON row (tooling/guest-damon.sh) really migrates before
+# it counts: a 64 MiB hot set on node 2 with NUMA balancing and pghot's
+# sources off, 40 s of DAMON-based tiering: DAMON's own stats must show
+# migrate_hot applied, and move_pages() (pghot-bench) that at least 90%
+# of the set reached the top tier; nothing else moves pages meanwhile
+# (pgpromote_success, kmigrated's pghot_promoted stay).
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH=$TOP/out/selftests/pghot-bench
+echo 0 > /proc/sys/kernel/numa_balancing
+old_src=$(cat $D/enabled_sources)
+echo 0 > $D/enabled_sources
+p0=$(vmstat pgpromote_success) k0=$(vmstat pghot_promoted)
+if "$TOP/tooling/guest-damon.sh" start; then
+	"$BENCH" --cpu-node 0 --mem-node 2 --hot-mb 64 --threads 1 \
+		--duration-s 40 --sample-ms 1000 --json /tmp/emu-damon.json > /dev/null
+	brc=$?
+	st=$("$TOP/tooling/guest-damon.sh" stats)
+	"$TOP/tooling/guest-damon.sh" stop
+	echo "emu:   DAMON: $st"
+	if msg=$(python3 - /tmp/emu-damon.json "$st" "$brc" \
+		"$(( $(vmstat pgpromote_success) - p0 ))" \
+		"$(( $(vmstat pghot_promoted) - k0 ))" <<'PY'
+import json, sys
+st = json.loads(sys.argv[2])["migrate_hot"]
+if sys.argv[3] != "0":
+    print(f"pghot-bench exited with {sys.argv[3]}")
+    sys.exit(1)
+r = json.load(open(sys.argv[1]))
+hot = r["hot_pages"]
+up = r["promoted_hot_pages"]
+msg = (f"{up}/{hot} hot pages on the top tier (move_pages), DAMON applied "
+       f"{st['sz_applied'] >> 20} MiB in {st['nr_applied']} regions, "
+       f"pgpromote_success +{sys.argv[4]}, pghot_promoted +{sys.argv[5]}")
+print(msg)
+sys.exit(0 if up >= 0.9 * hot and st["sz_applied"] > 0 and
+         sys.argv[4] == "0" and sys.argv[5] == "0" else 1)
+PY
+	); then ok damon-migrates "$msg"
+	else nok damon-migrates "$msg"
+	fi
+else
+	nok damon-migrates "tooling/guest-damon.sh start failed"
+fi
+echo "$old_src" > $D/enabled_sources
+
 echo "emu: $pass passed, $fail failed"
 [ $fail = 0 ]
