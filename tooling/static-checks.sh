@@ -40,11 +40,24 @@ sparse_cf=-D__typeof_unqual__=__typeof__
 	die "sparse is missing or unusable; run 'make setup'"
 objs=$(overlay_files | grep -v '^tools/' | grep '\.c$' | sed 's/\.c$/.o/' || true)
 if [ -n "$objs" ]; then
+	# W=1 (kernel-doc included) speaks only for what it compiles: make it
+	# compile every object, whatever an earlier build left up to date.
+	for o in $objs; do rm -f "${KBUILD:-$OUT/build}/$o"; done
 	out=$("$TOP/tooling/build.sh" W=1 C=2 CF="$sparse_cf" $objs 2>&1) || { echo "$out"; fail=1; }
 	warn=$(echo "$out" | grep -E 'warning:|error:' || true)
 	[ -z "$warn" ] || { echo "$warn"; fail=1; }
 	log "W=1 + sparse: $(echo $objs | wc -w) objects"
 fi
+# kernel-doc on every new kernel file, headers included (W=1 checks only
+# the .c files it compiles).
+kd=$(overlay_files | grep -v '^tools/' | grep -E '\.[ch]$' || true)
+if [ -n "$kd" ]; then
+	# shellcheck disable=SC2086
+	out=$(cd "$LINUX" && scripts/kernel-doc -none -Wall $kd 2>&1) || true
+	[ -z "$out" ] || { echo "$out"; fail=1; }
+	log "kernel-doc: $(echo $kd | wc -w) files"
+fi
+
 # The admin guide's tables are the one place that lists the interface:
 # every counter the series adds to /proc/vmstat and every file of pghot's
 # debugfs directory (rate_limit_MBps, ibs/ and inject are made elsewhere)

@@ -110,6 +110,18 @@ u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
 	return (now >> c->shift) & pghot_time_mask(l);
 }
 
+/*
+ * @rec, a window of one access, as a pending record: no frequency, and a
+ * time that is not 0 (which reads as idle): one unit earlier if it was.
+ */
+static u32 pghot_pending_record(const struct pghot_layout *l, u32 rec)
+{
+	rec &= ~(pghot_freq_max(l) << l->time_bits);
+	if (!pghot_rec_time(l, rec))
+		rec |= pghot_time_mask(l);
+	return rec;
+}
+
 /**
  * pghot_update_record - apply one access to a record
  * @l: record layout
@@ -132,18 +144,6 @@ u32 pghot_now_units(const struct pghot_layout *l, const struct pghot_clock *c,
  *
  * Return: the new record.
  */
-/*
- * @rec, a window of one access, as a pending record: no frequency, and a
- * time that is not 0 (which reads as idle): one unit earlier if it was.
- */
-static u32 pghot_pending_record(const struct pghot_layout *l, u32 rec)
-{
-	rec &= ~(pghot_freq_max(l) << l->time_bits);
-	if (!pghot_rec_time(l, rec))
-		rec |= pghot_time_mask(l);
-	return rec;
-}
-
 u32 pghot_update_record(const struct pghot_layout *l,
 			const struct pghot_clock *c, u32 old,
 			const struct pghot_access *a, enum pghot_outcome *out)
