@@ -566,7 +566,7 @@ TEST_F_TIMEOUT(coverage, memcg, COVERAGE_TIMEOUT_S)
 
 TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 {
-	unsigned long long p0, p1, s0, s1, l0, l1;
+	unsigned long long c0[3], c1[3];
 	struct progress prog;
 	struct residency r;
 	struct region rg;
@@ -595,9 +595,8 @@ TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 		ASSERT_EQ(query_residency(&rg, &r), 0);
 		ASSERT_TRUE(reached_pct(r.slow, rg.nr, PLACED_PCT));
 		stamp(&rg);
-		p0 = vmstat("pghot_promoted");
-		s0 = vmstat("pgpromote_success");
-		l0 = vmstat("pghot_hintfault_legacy");
+		/* The path counters at rest, before and after. */
+		ASSERT_EQ(read_path_counters(c0), 0);
 		set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
 		start = now_s();
 		prog = (struct progress){ };
@@ -607,17 +606,16 @@ TEST_F_TIMEOUT(coverage, shmem, COVERAGE_TIMEOUT_S)
 		} while (promote_wait_more(&prog, start, region_on_node(&rg, self->cpu),
 					   rg.nr));
 		set_knob(_metadata, self->knobs, KNOB_NUMAB, "0");
-		p1 = vmstat("pghot_promoted");
-		s1 = vmstat("pgpromote_success");
-		l1 = vmstat("pghot_hintfault_legacy");
+		ASSERT_EQ(read_path_counters(c1), 0);
 		on = region_on_node(&rg, self->cpu);
 		ksft_print_msg("memfd on node %d: %lu/%lu pages on node %d\n",
 			       self->topo->lower[j], on, rg.nr, self->cpu);
 		ksft_print_msg("pghot_promoted +%llu, pgpromote_success +%llu, faults left %llu\n",
-			       p1 - p0, s1 - s0, l1 - l0);
+			       c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2]);
 		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT));
-		EXPECT_GE(s1 - s0, on);
-		EXPECT_TRUE(kmigrated_did_it(p1 - p0, s1 - s0, l1 - l0));
+		EXPECT_GE(c1[1] - c0[1], on);
+		EXPECT_TRUE(kmigrated_did_it(c1[0] - c0[0], c1[1] - c0[1],
+					     c1[2] - c0[2]));
 		EXPECT_EQ(stamps_lost(&rg), 0UL);
 		region_free(&rg);
 		munmap(buf, BUF_SIZE);

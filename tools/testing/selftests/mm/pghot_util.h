@@ -243,6 +243,37 @@ static inline int read_vmstat(const char *name, unsigned long long *val)
 }
 
 /*
+ * The path counters (pghot_promoted, pgpromote_success and
+ * pghot_hintfault_legacy, into @v in that order) once promotion has come
+ * to rest: kmigrated may still finish a batch after the caller stopped
+ * waiting for pages, and counts pgpromote_success for it (in
+ * migrate_misplaced_folios()) before pghot_promoted, so readings taken
+ * during a batch are a batch apart. Reads them in one pass until two
+ * readings 200 ms apart agree, for at most 5 s. Returns -1 if one is
+ * missing.
+ */
+static inline int read_path_counters(unsigned long long v[3])
+{
+	static const char * const names[] = {
+		"pghot_promoted", "pgpromote_success", "pghot_hintfault_legacy",
+	};
+	unsigned long long last[3];
+	int tries;
+
+	if (read_vmstat_list(names, v, 3))
+		return -1;
+	for (tries = 0; tries < 25; tries++) {
+		memcpy(last, v, sizeof(last));
+		usleep(200 * 1000);
+		if (read_vmstat_list(names, v, 3))
+			return -1;
+		if (!memcmp(last, v, sizeof(last)))
+			break;
+	}
+	return 0;
+}
+
+/*
  * Did kmigrated do the promoting? @promoted (pghot_promoted) of @success
  * (pgpromote_success) pages moved, with @legacy NUMA hint faults left to
  * the fault path (pghot_hintfault_legacy: faults kmigrated could not take,
