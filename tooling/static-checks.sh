@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks on this repository's own kernel files: checkpatch --strict
 # on every new file and every patch, and a W=1 + sparse (C=2) build of every
-# new kernel object, and a row in the admin guide for every counter and
-# knob. Any message fails the check.
+# new kernel object, kernel-doc on every new kernel file, and a row in the
+# admin guide for every counter and knob. Any message fails the check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
