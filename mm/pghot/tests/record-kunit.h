@@ -173,11 +173,14 @@ static void pghot_test_time_field_wrap(struct kunit *test)
 }
 
 /*
- * A section left alone for longer than the time range: the sweep its next
- * access asks for closes every window older than the request, even one
- * whose time decodes as young, and keeps the windows opened since.
+ * A section left alone for two time ranges and @extra units: page 11's
+ * old window decodes as @extra units old. Page 12's access asks for a
+ * sweep, which comes @late units later (again before page 12's second
+ * access): it closes page 11's window, however young it decodes, and
+ * keeps page 12's, opened since the request.
  */
-static void pghot_test_idle_sweep(struct kunit *test)
+static void test_idle_gap(struct kunit *test, unsigned int extra,
+			  unsigned int late)
 {
 	const struct pghot_layout *l = pghot_layout;
 	struct pghot_test_store *ts;
@@ -187,48 +190,34 @@ static void pghot_test_idle_sweep(struct kunit *test)
 	ts = pghot_test_store(test);
 	range = (unsigned long)(pghot_time_mask(l) + 1) * test_unit(ts);
 	test_touch(ts, 11, 2, NUMA_NO_NODE);
-	/* Two ranges and a unit: page 11's time now reads a unit old. */
-	ts->now += 2 * range + test_unit(ts);
-	res = test_touch(ts, 12, 7, NUMA_NO_NODE);
-	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
-	ts->now += test_unit(ts);
-	test_sweep_if_asked(ts, res);
-	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 11)), 0U);
-	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 12)), 1U);
-	/* Page 11 starts over; page 12's window counts. */
-	KUNIT_EXPECT_FALSE(test, test_touch(ts, 11, 2, NUMA_NO_NODE) &
-			   PGHOT_TOUCH_READY);
-	ts->now += test_unit(ts);
-	KUNIT_EXPECT_TRUE(test, test_touch(ts, 12, 2, NUMA_NO_NODE) &
-			  PGHOT_TOUCH_READY);
-}
-
-/*
- * The same, with the idle gap a whole number of ranges and the sweep at
- * once: page 11's old window decodes as opened in the very unit the
- * sweep was asked in, as young as page 12's. Only page 12's is kept.
- */
-static void pghot_test_aliased_sweep(struct kunit *test)
-{
-	const struct pghot_layout *l = pghot_layout;
-	struct pghot_test_store *ts;
-	unsigned long range;
-	unsigned int res;
-
-	ts = pghot_test_store(test);
-	range = (unsigned long)(pghot_time_mask(l) + 1) * test_unit(ts);
-	test_touch(ts, 11, 2, NUMA_NO_NODE);
-	ts->now += 2 * range;
+	ts->now += 2 * range + extra * test_unit(ts);
 	res = test_touch(ts, 12, 2, NUMA_NO_NODE);
 	KUNIT_EXPECT_TRUE(test, res & PGHOT_TOUCH_SWEEP);
+	ts->now += late * test_unit(ts);
 	test_sweep_if_asked(ts, res);
 	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 11)), 0U);
 	KUNIT_EXPECT_EQ(test, pghot_rec_freq(l, rec_load(l, ts->s->records, 12)), 1U);
 	/* One access is not two: page 11 opens a window, page 12 is ready. */
 	KUNIT_EXPECT_FALSE(test, test_touch(ts, 11, 2, NUMA_NO_NODE) &
 			   PGHOT_TOUCH_READY);
+	ts->now += late * test_unit(ts);
 	KUNIT_EXPECT_TRUE(test, test_touch(ts, 12, 2, NUMA_NO_NODE) &
 			  PGHOT_TOUCH_READY);
+}
+
+/* Page 11's window decodes as a unit old, the sweep a unit late. */
+static void pghot_test_idle_sweep(struct kunit *test)
+{
+	test_idle_gap(test, 1, 1);
+}
+
+/*
+ * The idle gap a whole number of ranges and the sweep at once: page 11's
+ * window decodes as opened in the very unit the sweep was asked in.
+ */
+static void pghot_test_aliased_sweep(struct kunit *test)
+{
+	test_idle_gap(test, 0, 0);
 }
 
 /* A sweep comes late: windows count as closed, ready pages stay ready. */
