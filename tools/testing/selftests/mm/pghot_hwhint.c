@@ -1058,6 +1058,98 @@ static void compact_node(int nid)
 		ksft_print_msg("cannot compact node %d: %s\n", nid, strerror(errno));
 }
 
+#define SPLIT_HUGE_PAGES	"/sys/kernel/debug/split_huge_pages"
+
+/*
+ * Place @size bytes on @nid as whole 2 MiB regions: fault them in as huge
+ * pages there, then split those in place (split_huge_pages in debugfs),
+ * which leaves the 512 4K pages of every region physically contiguous
+ * and on the LRU. Freed order-0 pages that earlier cases left on the node
+ * cannot break the regions up, as they can for place(). 0, or -1 with
+ * nothing mapped (no THP for madvise(), no debugfs file, no huge page on
+ * @nid or no split).
+ */
+static int place_split(struct hw_buf *hw, size_t size, int nid)
+{
+	char *raw, *buf, cmd[96];
+	size_t head;
+	int ret;
+
+	if (access(SPLIT_HUGE_PAGES, W_OK))
+		return -1;
+	raw = mmap(NULL, size + REGION_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -1;
+	buf = (char *)(((unsigned long)raw + REGION_BYTES - 1) & ~(REGION_BYTES - 1));
+	head = buf - raw;
+	if (head)
+		munmap(raw, head);
+	munmap(buf + size, REGION_BYTES - head);
+	if (madvise(buf, size, MADV_HUGEPAGE) ||
+	    region_init(&hw->rg, buf, size)) {
+		munmap(buf, size);
+		return -1;
+	}
+	ret = place_on_node(&hw->rg, nid);
+	/* No khugepaged collapsing the split pages again, elsewhere. */
+	if (!ret)
+		ret = madvise(buf, size, MADV_NOHUGEPAGE);
+	snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", getpid(),
+		 (unsigned long)buf, (unsigned long)buf + size);
+	if (!ret)
+		ret = write_str(SPLIT_HUGE_PAGES, cmd);
+	/* The split pages off the per-CPU LRU batches, still on @nid. */
+	if (!ret)
+		ret = drain_lru(&hw->rg, nid);
+	hw->pfns = calloc(hw->rg.nr, sizeof(*hw->pfns));
+	if (!ret && hw->pfns)
+		ret = region_pfns(&hw->rg, hw->pfns);
+	if (ret || !hw->pfns) {
+		unplace(hw);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Place @size bytes on @nid with as many whole 2 MiB regions as can be
+ * had: split huge pages if the kernel has them, else 4K pages, compacting
+ * the node and placing again (up to LAYOUT_PLACE_TRIES more times) until
+ * there are two. *@idx lists the buffer's pages region by region; the
+ * number of whole regions.
+ */
+static unsigned long place_whole(struct __test_metadata *_metadata,
+				 struct hw_buf *hw, size_t size, int nid,
+				 unsigned long **idx)
+{
+	unsigned long nr, i;
+
+	compact_node(nid);
+	if (!place_split(hw, size, nid)) {
+		nr = whole_regions(_metadata, hw, idx);
+		if (nr >= 2)
+			return nr;
+		ksft_print_msg("split huge pages: %lu whole regions on node %d\n",
+			       nr, nid);
+		free(*idx);
+		unplace(hw);
+	}
+	for (i = 0;; i++) {
+		place(_metadata, hw, size, nid);
+		nr = whole_regions(_metadata, hw, idx);
+		if (nr >= 2 || i == LAYOUT_PLACE_TRIES)
+			break;
+		free(*idx);
+		unplace(hw);
+		compact_node(nid);
+	}
+	if (nr < 2)
+		ksft_print_msg("%lu whole regions in %zu MiB placed on node %d, %lu tries\n",
+			       nr, size >> 20, nid, i + 2);
+	return nr;
+}
+
 /*
  * Place a buffer on @nid, sample its whole regions as @c says, wait for
  * promotion to stop (all pages with two samples or more up, or no
@@ -1078,22 +1170,9 @@ static void layout_run(struct __test_metadata *_metadata, struct hw_buf *hw,
 	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", c->promote_window_ms), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", c->region_ms), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ref", "0"), 0);
-	/*
-	 * Earlier tests may leave the node's free memory in pieces: compact
-	 * it and place again, a few times, until whole regions come.
-	 */
-	for (i = 0;; i++) {
-		place(_metadata, hw, SMALL_SIZE, nid);
-		nr = whole_regions(_metadata, hw, &idx);
-		if (nr >= 2 || i == LAYOUT_PLACE_TRIES)
-			break;
-		free(idx);
-		unplace(hw);
-		compact_node(nid);
-	}
-	ASSERT_GE(nr, 2UL)
-		TH_LOG("%lu whole 2 MiB regions in %lu MiB placed on node %d, %lu tries",
-		       nr, SMALL_SIZE >> 20, nid, i + 1);
+	/* Earlier tests may leave the node's free memory in pieces. */
+	nr = place_whole(_metadata, hw, SMALL_SIZE, nid, &idx);
+	ASSERT_GE(nr, 2UL);
 	hot = calloc(nr * per, 1);
 	samples = calloc(nr * per, 1);
 	ASSERT_NE(hot, NULL);
