@@ -80,8 +80,10 @@ struct pghot_node {
 	struct pghot_queue *q;		/* its ready queue */
 	int target;			/* default target: nearest top-tier node */
 	struct pghot_ready *batch;
-	unsigned long *dpfns;
+	unsigned long *dpfns;		/* found by the scan; the held ones first */
 	int *dtargets;
+	unsigned int nr_held;		/* see kmigrated_hold() */
+	u32 held_mark;
 };
 
 /*
@@ -580,6 +582,59 @@ static int kmigrated_cmp_target(const void *a, const void *b)
 	return x->target - y->target;
 }
 
+/*
+ * The scan for deferred pages finds every ready page of a flagged section,
+ * and some of them may also be in the queue, with the node of the access
+ * that made them ready, where the scan gives a default record only its
+ * section's target (or none: the node's default). So while entries
+ * queued before the scan are still in the queue, the pages it found are
+ * held in pn->dpfns[0, nr_held), with no new scan meanwhile, until
+ * kmigrated has taken those entries: an entry for the same readiness
+ * comes first, and the scanned page is then taken already. (A page made
+ * ready just before the scan and queued just after the mark is missed:
+ * the window between its record's update and its kfifo_in().) Store the
+ * pages found, @n of them, in the batch at @b or hold them; the number
+ * stored.
+ */
+static unsigned int kmigrated_hold(struct pghot_node *pn,
+				   struct pghot_ready *b, unsigned int n)
+{
+	u32 mark = pghot_queue_mark(pn->q);
+	unsigned int i;
+
+	if (!pghot_queue_passed(pn->q, mark)) {
+		pn->held_mark = mark;
+		WRITE_ONCE(pn->nr_held, n);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		b[i] = (struct pghot_ready) {
+			.pfn = pn->dpfns[i], .target = pn->dtargets[i],
+			.flags = PGHOT_READY_SCANNED,
+		};
+	return n;
+}
+
+/* Up to @room held pages, into the batch at @b once they can go. */
+static unsigned int kmigrated_release(struct pghot_node *pn,
+				      struct pghot_ready *b, unsigned int room)
+{
+	unsigned int n = min(room, pn->nr_held), i;
+
+	if (!n || !pghot_queue_passed(pn->q, pn->held_mark))
+		return 0;
+	for (i = 0; i < n; i++)
+		b[i] = (struct pghot_ready) {
+			.pfn = pn->dpfns[i], .target = pn->dtargets[i],
+			.flags = PGHOT_READY_SCANNED,
+		};
+	WRITE_ONCE(pn->nr_held, pn->nr_held - n);
+	memmove(pn->dpfns, pn->dpfns + n, pn->nr_held * sizeof(*pn->dpfns));
+	memmove(pn->dtargets, pn->dtargets + n,
+		pn->nr_held * sizeof(*pn->dtargets));
+	return n;
+}
+
 /* Promote up to one batch of the node's ready pages. */
 static void kmigrated_do_batch(struct pghot_node *pn)
 {
@@ -590,20 +645,16 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 	};
 	unsigned int i, n;
 
-	b.taken = kfifo_out_spinlocked(&pn->q->ready, pn->batch, batch_nr,
-				       &pn->q->lock);
+	b.taken = pghot_queue_take(pn->q, pn->batch, batch_nr);
+	b.taken += kmigrated_release(pn, pn->batch + b.taken,
+				     batch_nr - b.taken);
 	/* Full barrier: a page deferred after the scan sets the flag again. */
-	if (b.taken < batch_nr && xchg(&pn->q->deferred, 0)) {
+	if (b.taken < batch_nr && !pn->nr_held && xchg(&pn->q->deferred, 0)) {
 		n = pghot_collect_deferred(pn->nid, pn->dpfns, pn->dtargets,
 					   batch_nr - b.taken);
 		if (n == batch_nr - b.taken)
 			WRITE_ONCE(pn->q->deferred, 1);
-		for (i = 0; i < n; i++)
-			pn->batch[b.taken + i] = (struct pghot_ready) {
-				.pfn = pn->dpfns[i], .target = pn->dtargets[i],
-				.flags = PGHOT_READY_SCANNED,
-			};
-		b.taken += n;
+		b.taken += kmigrated_hold(pn, pn->batch + b.taken, n);
 	}
 	if (!b.taken)
 		return;
@@ -623,7 +674,8 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 
 static bool kmigrated_has_ready(struct pghot_node *pn)
 {
-	return !kfifo_is_empty(&pn->q->ready) || READ_ONCE(pn->q->deferred);
+	return !kfifo_is_empty(&pn->q->ready) || READ_ONCE(pn->q->deferred) ||
+	       pn->nr_held;
 }
 
 static bool kmigrated_has_work(struct pghot_node *pn)
@@ -724,6 +776,7 @@ static void pghot_node_stop(int nid)
 {
 	struct pghot_ready r;
 	struct pghot_node *pn;
+	unsigned int i;
 
 	lockdep_assert_held(&pghot_nodes_lock);
 	pn = pghot_node(nid);
@@ -737,6 +790,8 @@ static void pghot_node_stop(int nid)
 	/* If the offline is cancelled, the next kmigrated finds these. */
 	while (kfifo_get(&pn->q->ready, &r))
 		pghot_record_defer(nid, r.pfn, r.target);
+	for (i = 0; i < pn->nr_held; i++)
+		pghot_record_defer(nid, pn->dpfns[i], pn->dtargets[i]);
 	pghot_node_free(pn);
 }
 
@@ -796,10 +851,10 @@ void pghot_kmigrated_show(struct seq_file *m)
 		if (!pn)
 			continue;
 		pghot_store_stats(nid, &st);
-		seq_printf(m, "node%d target %d queued %u deferred %lu sections %lu record_bytes %lu kmigrated_bytes %zu\n",
+		seq_printf(m, "node%d target %d queued %u deferred %d sections %lu record_bytes %lu kmigrated_bytes %zu\n",
 			   nid, READ_ONCE(pn->target), kfifo_len(&pn->q->ready),
-			   READ_ONCE(pn->q->deferred), st.sections, st.bytes,
-			   pghot_node_bytes(pn));
+			   READ_ONCE(pn->q->deferred) || READ_ONCE(pn->nr_held),
+			   st.sections, st.bytes, pghot_node_bytes(pn));
 	}
 	rcu_read_unlock();
 	for_each_node_state(nid, N_MEMORY) {

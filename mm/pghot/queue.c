@@ -61,6 +61,28 @@ static void pghot_log_ended(struct pghot_queue *q, unsigned long pfn)
 	q->ended[q->ended_seq & (PGHOT_ENDED_LOG - 1)] = pfn;
 }
 
+/*
+ * Put @r on @q, unless @q holds @max_len entries (0: unless it is full).
+ * 1 if it went on, else 0; *@len: the entries in @q after.
+ */
+static unsigned int pghot_queue_in(struct pghot_queue *q,
+				   struct pghot_ready *r, unsigned int max_len,
+				   unsigned int *len)
+{
+	unsigned int queued = 0;
+	unsigned long irqfl;
+
+	spin_lock_irqsave(&q->lock, irqfl);
+	r->seq = q->ended_seq;
+	*len = kfifo_len(&q->ready);
+	if (!max_len || *len < max_len)
+		queued = kfifo_in(&q->ready, r, 1);
+	q->queued_seq += queued;
+	*len += queued;
+	spin_unlock_irqrestore(&q->lock, irqfl);
+	return queued;
+}
+
 /**
  * pghot_queue_ready - queue a ready page for its node's kmigrated
  * @nid: the lower-tier node of @pfn
@@ -84,24 +106,14 @@ bool pghot_queue_ready(int nid, unsigned long pfn, int target,
 	struct pghot_ready r = { .pfn = pfn, .target = target, .flags = flags };
 	unsigned int len, queued = 0;
 	struct pghot_queue *q;
-	unsigned long irqfl;
-	bool was_empty;
 
 	BUILD_BUG_ON(MAX_NUMNODES > S16_MAX);
 	rcu_read_lock();
 	q = pghot_queue(nid);
 	if (!q)
 		goto out;
-	spin_lock_irqsave(&q->lock, irqfl);
-	r.seq = q->ended_seq;
-	len = kfifo_len(&q->ready);
-	was_empty = !len;
-	if (!max_len || len < max_len)
-		queued = kfifo_in(&q->ready, &r, 1);
-	len += queued;
-	spin_unlock_irqrestore(&q->lock, irqfl);
-
-	if (queued && (was_empty || len >= wake_len) && wq_has_sleeper(&q->wait))
+	queued = pghot_queue_in(q, &r, max_len, &len);
+	if (queued && (len == 1 || len >= wake_len) && wq_has_sleeper(&q->wait))
 		wake_up_interruptible(&q->wait);
 out:
 	rcu_read_unlock();
@@ -266,6 +278,51 @@ void pghot_queue_log_ended(struct pghot_queue *q, unsigned long pfn)
 {
 	lockdep_assert_held(&q->lock);
 	pghot_log_ended(q, pfn);
+}
+
+/**
+ * pghot_queue_take - take the oldest entries off a queue
+ * @q: the queue; its consumer only
+ * @buf: where to store them
+ * @max: room in @buf
+ *
+ * Return: the number of entries taken.
+ */
+unsigned int pghot_queue_take(struct pghot_queue *q, struct pghot_ready *buf,
+			      unsigned int max)
+{
+	unsigned int n = kfifo_out_spinlocked(&q->ready, buf, max, &q->lock);
+
+	q->taken_seq += n;
+	return n;
+}
+
+/**
+ * pghot_queue_mark - where a queue's producers are
+ * @q: the queue; its consumer only
+ *
+ * Return: a mark for pghot_queue_passed(), after every entry queued so far.
+ */
+u32 pghot_queue_mark(struct pghot_queue *q)
+{
+	u32 mark;
+
+	spin_lock_irq(&q->lock);
+	mark = q->queued_seq;
+	spin_unlock_irq(&q->lock);
+	return mark;
+}
+
+/**
+ * pghot_queue_passed - has the consumer taken every entry before a mark
+ * @q: the queue; its consumer only
+ * @mark: from pghot_queue_mark()
+ *
+ * Return: true if no entry queued before @mark is left in @q.
+ */
+bool pghot_queue_passed(struct pghot_queue *q, u32 mark)
+{
+	return (s32)(q->taken_seq - mark) >= 0;
 }
 
 #include "tests/queue-kunit.h"

@@ -58,6 +58,8 @@ enum pghot_entry_state {
  * @kicked: sections ask for a sweep
  * @ended_seq: ends of readiness so far, see PGHOT_ENDED_LOG
  * @ended: the last PGHOT_ENDED_LOG of them
+ * @queued_seq: entries queued so far (wraps), under @lock
+ * @taken_seq: entries the consumer took so far (wraps), its own
  */
 struct pghot_queue {
 	wait_queue_head_t wait;
@@ -67,6 +69,8 @@ struct pghot_queue {
 	unsigned long kicked;
 	u32 ended_seq;
 	unsigned long ended[PGHOT_ENDED_LOG];
+	u32 queued_seq;
+	u32 taken_seq;
 };
 
 /* The producers' side, by node: callable wherever accesses are recorded. */
@@ -86,5 +90,9 @@ size_t pghot_queue_bytes(struct pghot_queue *q);
 enum pghot_entry_state pghot_queue_entry_state(struct pghot_queue *q,
 					       const struct pghot_ready *r);
 void pghot_queue_log_ended(struct pghot_queue *q, unsigned long pfn);
+unsigned int pghot_queue_take(struct pghot_queue *q, struct pghot_ready *buf,
+			      unsigned int max);
+u32 pghot_queue_mark(struct pghot_queue *q);
+bool pghot_queue_passed(struct pghot_queue *q, u32 mark);
 
 #endif /* _MM_PGHOT_QUEUE_H */

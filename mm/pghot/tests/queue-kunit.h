@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of the ready queue's log of ended readiness: how a dequeued
- * entry is told stale. On a private queue.
+ * KUnit tests of the ready queue: how a dequeued entry is told stale (the
+ * log of ended readiness), and the marks kmigrated holds scanned pages
+ * back by. On private queues.
  */
 #ifdef CONFIG_PGHOT_KUNIT_TEST
 
@@ -59,8 +60,54 @@ static void pghot_test_entry_state(struct kunit *test)
 						seq + 1, 2000), PGHOT_ENTRY_STALE);
 }
 
+/*
+ * A mark is passed once the consumer has taken every entry queued before
+ * it, whatever was queued after; refused entries do not count. Across a
+ * wrap of the sequences.
+ */
+static void pghot_test_queue_passed(struct kunit *test)
+{
+	struct pghot_ready r = { .target = NUMA_NO_NODE }, out[4];
+	struct pghot_queue *q;
+	unsigned int len;
+	u32 mark;
+
+	q = pghot_queue_alloc(NUMA_NO_NODE, 4);
+	if (!q)
+		kunit_skip(test, "no memory for a queue");
+	q->queued_seq = U32_MAX - 1;
+	q->taken_seq = U32_MAX - 1;
+	KUNIT_EXPECT_TRUE(test, pghot_queue_passed(q, pghot_queue_mark(q)));
+	for (r.pfn = 1; r.pfn <= 3; r.pfn++)
+		KUNIT_EXPECT_EQ(test, pghot_queue_in(q, &r, 0, &len), 1U);
+	KUNIT_EXPECT_EQ(test, len, 3U);
+	mark = pghot_queue_mark(q);
+	KUNIT_EXPECT_EQ(test, mark, 1U);
+	KUNIT_EXPECT_FALSE(test, pghot_queue_passed(q, mark));
+	KUNIT_EXPECT_EQ(test, pghot_queue_take(q, out, 2), 2U);
+	KUNIT_EXPECT_EQ(test, out[1].pfn, 2UL);
+	KUNIT_EXPECT_FALSE(test, pghot_queue_passed(q, mark));
+	/* Queued after the mark: does not hold it back. */
+	r.pfn = 4;
+	KUNIT_EXPECT_EQ(test, pghot_queue_in(q, &r, 0, &len), 1U);
+	/* Refused (two queued, at most two wanted): not counted. */
+	r.pfn = 5;
+	KUNIT_EXPECT_EQ(test, pghot_queue_in(q, &r, 2, &len), 0U);
+	KUNIT_EXPECT_EQ(test, len, 2U);
+	KUNIT_EXPECT_EQ(test, pghot_queue_take(q, out, 1), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].pfn, 3UL);
+	KUNIT_EXPECT_TRUE(test, pghot_queue_passed(q, mark));
+	mark = pghot_queue_mark(q);
+	KUNIT_EXPECT_FALSE(test, pghot_queue_passed(q, mark));
+	KUNIT_EXPECT_EQ(test, pghot_queue_take(q, out, 4), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].pfn, 4UL);
+	KUNIT_EXPECT_TRUE(test, pghot_queue_passed(q, mark));
+	pghot_queue_free(q);
+}
+
 static struct kunit_case pghot_queue_test_cases[] = {
 	KUNIT_CASE(pghot_test_entry_state),
+	KUNIT_CASE(pghot_test_queue_passed),
 	{}
 };
 
