@@ -272,6 +272,70 @@ static void unplace(struct hw_buf *self)
 	self->pfns = NULL;
 }
 
+/* Ask the kernel to compact node @nid's memory (best effort). */
+static void compact_node(int nid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/compact", nid);
+	if (write_str(path, "1"))
+		ksft_print_msg("cannot compact node %d: %s\n", nid, strerror(errno));
+}
+
+#define SPLIT_HUGE_PAGES	"/sys/kernel/debug/split_huge_pages"
+
+/*
+ * Place @size bytes on @nid as whole 2 MiB regions: fault them in as huge
+ * pages there, then split those in place (split_huge_pages in debugfs),
+ * which leaves the 512 4K pages of every region physically contiguous
+ * and on the LRU. Freed order-0 pages that earlier cases left on the node
+ * cannot break the regions up, as they can for place(). 0, or -1 with
+ * nothing mapped (no THP for madvise(), no debugfs file, no huge page on
+ * @nid or no split).
+ */
+static int place_split(struct hw_buf *hw, size_t size, int nid)
+{
+	char *raw, *buf, cmd[96];
+	size_t head;
+	int ret;
+
+	if (access(SPLIT_HUGE_PAGES, W_OK))
+		return -1;
+	raw = mmap(NULL, size + REGION_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -1;
+	buf = (char *)(((unsigned long)raw + REGION_BYTES - 1) & ~(REGION_BYTES - 1));
+	head = buf - raw;
+	if (head)
+		munmap(raw, head);
+	munmap(buf + size, REGION_BYTES - head);
+	if (madvise(buf, size, MADV_HUGEPAGE) ||
+	    region_init(&hw->rg, buf, size)) {
+		munmap(buf, size);
+		return -1;
+	}
+	ret = place_on_node(&hw->rg, nid);
+	/* No khugepaged collapsing the split pages again, elsewhere. */
+	if (!ret)
+		ret = madvise(buf, size, MADV_NOHUGEPAGE);
+	snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", getpid(),
+		 (unsigned long)buf, (unsigned long)buf + size);
+	if (!ret)
+		ret = write_str(SPLIT_HUGE_PAGES, cmd);
+	/* The split pages off the per-CPU LRU batches, still on @nid. */
+	if (!ret)
+		ret = drain_lru(&hw->rg, nid);
+	hw->pfns = calloc(hw->rg.nr, sizeof(*hw->pfns));
+	if (!ret && hw->pfns)
+		ret = region_pfns(&hw->rg, hw->pfns);
+	if (ret || !hw->pfns) {
+		unplace(hw);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Wait for kmigrated to promote the region, for as long as it makes
  * progress; the seconds it took.
@@ -631,7 +695,10 @@ static void ref_place(struct __test_metadata *_metadata, struct hw_buf *hw,
 	ASSERT_EQ(write_err(PGHOT_DIR "promote_window_ms", REF_SPAN_MS), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "freq_threshold", "1"), 0);
 	ASSERT_EQ(write_err(PGHOT_DIR "hwhint_region_ms", REF_WINDOW_MS), 0);
-	place(_metadata, hw, SMALL_SIZE, nid);
+	/* Whole regions even where earlier cases left the node in pieces. */
+	compact_node(nid);
+	if (place_split(hw, SMALL_SIZE, nid))
+		place(_metadata, hw, SMALL_SIZE, nid);
 	ref_split(_metadata, hw, g);
 	TH_LOG("node %d: %lu whole regions in A, %lu in B", nid,
 	       g->regions[0], g->regions[1]);
@@ -1047,70 +1114,6 @@ struct layout_result {
 };
 
 #define LAYOUT_PLACE_TRIES	3	/* more placements if too few whole regions */
-
-/* Ask the kernel to compact node @nid's memory (best effort). */
-static void compact_node(int nid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/compact", nid);
-	if (write_str(path, "1"))
-		ksft_print_msg("cannot compact node %d: %s\n", nid, strerror(errno));
-}
-
-#define SPLIT_HUGE_PAGES	"/sys/kernel/debug/split_huge_pages"
-
-/*
- * Place @size bytes on @nid as whole 2 MiB regions: fault them in as huge
- * pages there, then split those in place (split_huge_pages in debugfs),
- * which leaves the 512 4K pages of every region physically contiguous
- * and on the LRU. Freed order-0 pages that earlier cases left on the node
- * cannot break the regions up, as they can for place(). 0, or -1 with
- * nothing mapped (no THP for madvise(), no debugfs file, no huge page on
- * @nid or no split).
- */
-static int place_split(struct hw_buf *hw, size_t size, int nid)
-{
-	char *raw, *buf, cmd[96];
-	size_t head;
-	int ret;
-
-	if (access(SPLIT_HUGE_PAGES, W_OK))
-		return -1;
-	raw = mmap(NULL, size + REGION_BYTES, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return -1;
-	buf = (char *)(((unsigned long)raw + REGION_BYTES - 1) & ~(REGION_BYTES - 1));
-	head = buf - raw;
-	if (head)
-		munmap(raw, head);
-	munmap(buf + size, REGION_BYTES - head);
-	if (madvise(buf, size, MADV_HUGEPAGE) ||
-	    region_init(&hw->rg, buf, size)) {
-		munmap(buf, size);
-		return -1;
-	}
-	ret = place_on_node(&hw->rg, nid);
-	/* No khugepaged collapsing the split pages again, elsewhere. */
-	if (!ret)
-		ret = madvise(buf, size, MADV_NOHUGEPAGE);
-	snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx", getpid(),
-		 (unsigned long)buf, (unsigned long)buf + size);
-	if (!ret)
-		ret = write_str(SPLIT_HUGE_PAGES, cmd);
-	/* The split pages off the per-CPU LRU batches, still on @nid. */
-	if (!ret)
-		ret = drain_lru(&hw->rg, nid);
-	hw->pfns = calloc(hw->rg.nr, sizeof(*hw->pfns));
-	if (!ret && hw->pfns)
-		ret = region_pfns(&hw->rg, hw->pfns);
-	if (ret || !hw->pfns) {
-		unplace(hw);
-		return -1;
-	}
-	return 0;
-}
 
 /*
  * Place @size bytes on @nid with as many whole 2 MiB regions as can be
