@@ -335,6 +335,27 @@ static inline char *map_small_pages(size_t size)
 	return buf;
 }
 
+/* The last part of a locked fill, near the node's watermarks, in 4K pages. */
+#define FILL_SMALL_TAIL		(128UL << 20)
+
+/*
+ * Map @size bytes for a fill that is locked and never reclaimed: huge
+ * pages, where the kernel has them for madvise(), for all but the last
+ * FILL_SMALL_TAIL (locking and freeing 2 MiB pages is about ten times
+ * faster than 4K pages in the test VM: 1 GiB in 1.9 s against 16 s, freed
+ * in 0.9 s against 5.5 s); that last part, allocated near the watermarks,
+ * in 4K pages, so that no huge page fault compacts or reclaims the node.
+ */
+static inline char *map_fill_pages(size_t size)
+{
+	char *buf = map_small_pages(size);
+
+	/* Best effort: without THP it all stays 4K. */
+	if (buf && size > FILL_SMALL_TAIL)
+		madvise(buf, size - FILL_SMALL_TAIL, MADV_HUGEPAGE);
+	return buf;
+}
+
 /* The sum over node @nid's zones of the /proc/zoneinfo field @fmt. */
 static inline unsigned long node_zoneinfo_sum(int nid, const char *fmt)
 {
@@ -401,7 +422,7 @@ static inline char *fill_node(struct __test_metadata *_metadata, int nid,
 	if (free_b <= (long long)margin)
 		return NULL;
 	*size = free_b - margin;
-	hog = map_small_pages(*size);
+	hog = map_fill_pages(*size);
 	ASSERT_NE(hog, NULL);
 	mask = numa_allocate_nodemask();
 	numa_bitmask_setbit(mask, nid);
