@@ -592,27 +592,13 @@ static int kmigrated_cmp_target(const void *a, const void *b)
  * kmigrated has taken those entries: an entry for the same readiness
  * comes first, and the scanned page is then taken already. (A page made
  * ready just before the scan and queued just after the mark is missed:
- * the window between its record's update and its kfifo_in().) Store the
- * pages found, @n of them, in the batch at @b or hold them; the number
- * stored.
+ * the window between its record's update and its kfifo_in().) Hold the
+ * @n pages found; kmigrated_release() lets them into a batch.
  */
-static unsigned int kmigrated_hold(struct pghot_node *pn,
-				   struct pghot_ready *b, unsigned int n)
+static void kmigrated_hold(struct pghot_node *pn, unsigned int n)
 {
-	u32 mark = pghot_queue_mark(pn->q);
-	unsigned int i;
-
-	if (!pghot_queue_passed(pn->q, mark)) {
-		pn->held_mark = mark;
-		WRITE_ONCE(pn->nr_held, n);
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		b[i] = (struct pghot_ready) {
-			.pfn = pn->dpfns[i], .target = pn->dtargets[i],
-			.flags = PGHOT_READY_SCANNED,
-		};
-	return n;
+	pn->held_mark = pghot_queue_mark(pn->q);
+	WRITE_ONCE(pn->nr_held, n);
 }
 
 /* Up to @room held pages, into the batch at @b once they can go. */
@@ -654,7 +640,9 @@ static void kmigrated_do_batch(struct pghot_node *pn)
 					   batch_nr - b.taken);
 		if (n == batch_nr - b.taken)
 			WRITE_ONCE(pn->q->deferred, 1);
-		b.taken += kmigrated_hold(pn, pn->batch + b.taken, n);
+		kmigrated_hold(pn, n);
+		b.taken += kmigrated_release(pn, pn->batch + b.taken,
+					     batch_nr - b.taken);
 	}
 	if (!b.taken)
 		return;
