@@ -442,15 +442,17 @@ TEST_F_TIMEOUT(placement, hwhint_accessor, PLACEMENT_TIMEOUT_S)
 	}
 }
 
+#define MODE_LEN	32
+
 /* The record mode from the stats file: "default", "precise" or "". */
-static void record_mode(char *mode, size_t size)
+static void record_mode(char mode[MODE_LEN])
 {
-	char line[64];
+	char line[sizeof("mode ") - 1 + MODE_LEN];
 
 	mode[0] = '\0';
 	if (!read_str(PGHOT_DIR "stats", line, sizeof(line)) &&
 	    !strncmp(line, "mode ", 5))
-		snprintf(mode, size, "%s", line + 5);
+		snprintf(mode, MODE_LEN, "%s", line + 5);
 }
 
 TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
@@ -464,7 +466,7 @@ TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
 	struct vmstats a, b;
 	struct residency r;
 	struct region rg;
-	char mode[32];
+	char mode[MODE_LEN];
 	bool precise;
 	int k;
 
@@ -472,7 +474,7 @@ TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
 	if (other < 0)
 		SKIP(return, "one top-tier node: no second accessor to tell apart");
-	record_mode(mode, sizeof(mode));
+	record_mode(mode);
 	precise = !strcmp(mode, "precise");
 	ASSERT_TRUE(precise || !strcmp(mode, "default")) TH_LOG("mode '%s'", mode);
 	baseline(_metadata, self->knobs, "0x2");
