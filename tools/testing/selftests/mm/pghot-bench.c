@@ -146,6 +146,7 @@ struct options {
 	unsigned int threads;
 	unsigned long long accesses;	/* per thread; 0: run duration_s */
 	unsigned long long duration_s;
+	unsigned int until_pct;		/* 0: run to the end */
 	unsigned int store_pct;
 	unsigned long long sample_ms;
 	unsigned long long seed;
@@ -418,7 +419,8 @@ enum {
 	OPT_COLD_INTERVAL, OPT_THREADS, OPT_ACCESSES, OPT_DURATION,
 	OPT_STORE_PCT, OPT_SAMPLE_MS, OPT_SEED, OPT_LABEL, OPT_JSON,
 	OPT_HOG_MB, OPT_HOG_NODE, OPT_HOG_LOCKED, OPT_INJECT_ROUNDS, OPT_INJECT_INTERVAL,
-	OPT_READY_FILE, OPT_PFNS_OUT, OPT_WARM_RATIO, OPT_BLOCKS, OPT_LAYOUT, OPT_ZIPF, OPT_HELP,
+	OPT_READY_FILE, OPT_PFNS_OUT, OPT_WARM_RATIO, OPT_BLOCKS, OPT_LAYOUT, OPT_ZIPF,
+	OPT_UNTIL_PCT, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -431,6 +433,7 @@ static const struct option long_opts[] = {
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "accesses",		required_argument, NULL, OPT_ACCESSES },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
+	{ "until-pct",		required_argument, NULL, OPT_UNTIL_PCT },
 	{ "store-pct",		required_argument, NULL, OPT_STORE_PCT },
 	{ "sample-ms",		required_argument, NULL, OPT_SAMPLE_MS },
 	{ "seed",		required_argument, NULL, OPT_SEED },
@@ -469,6 +472,8 @@ static const char usage_text[] =
 	"  --accesses N            accesses per thread; the run ends when all\n"
 	"                          threads are done (excludes --duration-s)\n"
 	"  --duration-s S          run for S seconds (default 30)\n"
+	"  --until-pct P           end the run early at the first sample that\n"
+	"                          finds P percent of the hot set on the top tier\n"
 	"  --store-pct P           percent of accesses that are stores (default 50)\n"
 	"  --sample-ms I           residency/vmstat sample period (default 1000)\n"
 	"  --seed X                PRNG seed (default 1)\n"
@@ -671,6 +676,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->duration_s = parse_num(name, optarg, 10, 1,
 						  7 * 86400);
 			have_dur = 1;
+			break;
+		case OPT_UNTIL_PCT:
+			o->until_pct = parse_num(name, optarg, 10, 1, 100);
 			break;
 		case OPT_STORE_PCT:
 			o->store_pct = parse_num(name, optarg, 10, 0, 100);
@@ -1418,6 +1426,15 @@ static int take_sample(struct bench *b)
 	return 0;
 }
 
+/* --until-pct: the last sample found that share of the hot set up. */
+static bool until_reached(const struct bench *b)
+{
+	const struct sample *s = &b->samples[b->nr_samples - 1];
+
+	return b->opt.until_pct && b->hot.nr &&
+	       s->hot.top * 100 >= (unsigned long long)b->opt.until_pct * b->hot.nr;
+}
+
 static void *sampler_fn(void *arg)
 {
 	struct bench *b = arg;
@@ -1427,6 +1444,10 @@ static void *sampler_fn(void *arg)
 	do {
 		if (take_sample(b)) {
 			fail_run("sampling residency");
+			break;
+		}
+		if (until_reached(b)) {
+			stop_run();
 			break;
 		}
 		/* Skip the periods a slow sample overran. */
@@ -2005,6 +2026,10 @@ static void json_params(FILE *f, const struct options *o)
 	else
 		fprintf(f, "\"accesses\": null, \"duration_s\": %llu, ",
 			o->duration_s);
+	if (o->until_pct)
+		fprintf(f, "\"until_pct\": %u, ", o->until_pct);
+	else
+		fputs("\"until_pct\": null, ", f);
 	fprintf(f, "\"store_pct\": %u, \"sample_ms\": %llu, \"seed\": %llu, ",
 		o->store_pct, o->sample_ms, o->seed);
 	if (o->hog_mb)
