@@ -11,8 +11,12 @@
 #					first lower-tier node, from sysfs)
 #	guest-damon.sh stats		one JSON object: each scheme's
 #					nr_tried, sz_tried, nr_applied,
-#					sz_applied, qt_exceeds, the quota
-#					it tuned (effective_bytes); pids
+#					sz_applied, qt_exceeds, what passed
+#					its young filter
+#					(sz_ops_filter_passed), the quota
+#					it tuned (effective_bytes), the
+#					sampling interval it tuned
+#					(sample_us); pids
 #	guest-damon.sh stop		both kdamonds off and gone
 #
 # kdamond 0 watches the lower node and migrates what it finds accessed to
@@ -190,10 +194,16 @@ stats)
 		[ "$(cat $k/state)" = off ] || w $k/state update_schemes_stats
 		[ "$(cat $k/state)" = off ] || w $k/state update_schemes_effective_quotas
 		printf '%s"%s": {"pid": %s' "$sep" "$(cat $s/action)" "$(cat $k/pid)"
-		for f in nr_tried sz_tried nr_applied sz_applied qt_exceeds; do
+		for f in nr_tried sz_tried nr_applied sz_applied qt_exceeds \
+			sz_ops_filter_passed; do
+			# sz_ops_filter_passed: DAMON 6.14 and later
+			[ -e $s/stats/$f ] || continue
 			printf ', "%s": %s' $f "$(cat $s/stats/$f)"
 		done
-		printf ', "effective_bytes": %s}' "$(cat $s/quotas/effective_bytes)"
+		printf ', "effective_bytes": %s' "$(cat $s/quotas/effective_bytes)"
+		[ "$(cat $k/state)" = off ] || w $k/state update_tuned_intervals
+		printf ', "sample_us": %s}' \
+			"$(cat $k/contexts/0/monitoring_attrs/intervals/sample_us)"
 		sep=', '
 	done
 	printf '}\n'
