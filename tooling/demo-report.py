@@ -43,7 +43,7 @@ COUNTERS = [
 DEMOTIONS = ["pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
              "pgdemote_proactive"]
 CONFIG_ORDER = ["C0", "C1", "C2", "C4", "C4-t1", "C5", "C6", "P1", "P2", "L1",
-                "L2", "A1", "A2", "S1", "S2"]
+                "L2", "A1", "A2", "S1", "S2", "S3"]
 # Hints no sampler delivers: every hot page reported every second.
 ORACLE = {"C5", "C6"}
 # The goals where the top tier cannot hold the hot set (SPEC): pghot's
@@ -551,12 +551,21 @@ def layout_goal(r, seconds=None):
     and A2 rows judged alike), by layout and run length (the row's, or
     @seconds): (hot >=, warm <=, untouched <=, run seconds they are set
     for); None where the layout has none (skewed: the access share is
-    printed on its own line) or the row is not at threshold 2."""
-    if r["config"][1:] != "2" or r.get("zipf"):
+    printed on its own line) or the row is not at threshold 2. A row at
+    threshold 3 (S3, run on its own: DEMO_SAMPLED_LAYOUT_CONFIGS) is
+    judged by the 120-s goals of the mixed layouts alone: the setting
+    for a horizon that long (see joint_floor())."""
+    if r.get("zipf"):
         return None	# skewed: judged by the access share (sampled_table())
     layout = row_layout(r)
     if seconds is None:
         seconds = r.get("elapsed_s") or 0
+    if r["config"][1:] == "3":
+        if layout in ("interleave", "alloc") and seconds >= 119:
+            return (95.0, 5.0, None, 120)
+        return None
+    if r["config"][1:] != "2":
+        return None
     if layout in ("interleave", "alloc"):
         if seconds >= 119:
             return (95.0, 5.0, None, 120)
@@ -566,6 +575,26 @@ def layout_goal(r, seconds=None):
     if layout == "blocks":
         return (95.0, 5.0, None, 60)
     return None
+
+
+def joint_floor(r, hot_density, warm_density):
+    """Whether one run can meet both of a layout's goals, the 60-s one and
+    the end one: a page promoted is not taken back, so a rule that had
+    the 60-s goal's hot share at 60 s had by then promoted at least the
+    60-s floor of warm pages (warm_floor(), Neyman-Pearson on the counts
+    at 60 s), and has at least as many at the end. A line saying so where
+    that floor is above the end goal's warm share, else None."""
+    end, g60 = layout_goal(r), layout_goal(r, 60)
+    if (not end or not g60 or end[3] <= 60 or g60[3] != 60 or
+            end[1] is None or hot_density is None or warm_density is None):
+        return None
+    fl = warm_floor(g60[0], hot_density * 60, warm_density * 60)
+    if fl is None or fl <= end[1]:
+        return None
+    return (f"both goals in one run (Poisson model): {g60[0]:.0f}% hot by 60 s "
+            f"costs at least {fl:.1f}% warm by 60 s, and promotions are not "
+            f"taken back, so no rule that meets the 60-s goal ends with "
+            f"<= {end[1]:.0f}% warm at {end[3]} s")
 
 
 def layout_verdict(r, g, hot, warm, seconds=None):
@@ -665,6 +694,9 @@ def sampled_table(rows):
                 fl = warm_floor(a["hot_pct"], hd * 60, wd * 60)
                 print(f"{'':13}  floor at 60 s (Poisson model): {a['hot_pct']:.1f}% hot costs "
                       f"at least {fl:.1f}% warm")
+            joint = joint_floor(r, hd, wd)
+            if joint:
+                print(f"{'':13}  {joint}")
         ds = r.get("density_sets")
         if ds and ds.get("hot") is not None:
             warm_d = ("" if ds.get("warm") is None else

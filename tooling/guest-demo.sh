@@ -24,7 +24,9 @@
 # Scenario sampled (a boot with the emulator's sampler, VM_SAMPLER=1) runs
 # the promotion and precision scenarios' S1/S2 rows: hardware hints as IBS
 # would deliver them (the page of every N-th access to node 2), at
-# DEMO_SAMPLED_DENSITIES samples per hot page per second. The precision
+# DEMO_SAMPLED_DENSITIES samples per hot page per second (S3, threshold 3,
+# where DEMO_SAMPLED_CONFIGS and DEMO_SAMPLED_LAYOUT_CONFIGS name it: the
+# setting for a 120-s horizon on mixed layouts). The precision
 # shape's warm set is accessed by the same threads, DEMO_WARM_RATIO times
 # less often per page than the hot set, so the sampler sees it as it is.
 #   P1/P2  the same, regions off (hwhint_region_ms=0): each page judged on
