@@ -889,16 +889,17 @@ struct full_hogs {
 /*
  * @size bytes of fill on node @nid, locked (reclaim can neither free nor
  * demote it) or, if @cold, touched once and left unlocked: the oldest
- * data on the node. Not inherited by the tasks the runs fork.
+ * data on the node. Locked and @huge: in huge pages where the kernel has
+ * them (map_fill_pages()). Not inherited by the tasks the runs fork.
  */
 static char *fill_piece(struct __test_metadata *_metadata, int nid,
-			size_t size, bool cold)
+			size_t size, bool cold, bool huge)
 {
 	struct bitmask *mask;
 	unsigned long i;
 	char *buf;
 
-	buf = map_small_pages(size);
+	buf = !cold && huge ? map_fill_pages(size) : map_small_pages(size);
 	if (!buf)
 		return NULL;
 	mask = numa_allocate_nodemask();
@@ -925,7 +926,14 @@ fail:
 	return NULL;
 }
 
-/* Fill every top-tier node bar FULL_MARGIN + FULL_SLACK. */
+/*
+ * Fill every top-tier node bar FULL_MARGIN + FULL_SLACK. The task's node,
+ * where the runs promote to and reclaim demotes from, in 4K pages (with
+ * huge ones there, top_tier_full failed once on its demotion bound, and
+ * one run cannot tell the fill's page size from the case's own noise);
+ * the others, locked, only to be full: in huge pages, about ten times
+ * faster to fill and to free (see map_fill_pages()).
+ */
 static void fill_tops(struct __test_metadata *_metadata,
 		      const struct topology *t, bool cold, struct full_hogs *h)
 {
@@ -944,7 +952,8 @@ static void fill_tops(struct __test_metadata *_metadata,
 		if (free_b <= (long long)(FULL_MARGIN + FULL_SLACK))
 			continue;
 		h->size[n] = (free_b - FULL_MARGIN - FULL_SLACK) & ~(PAGE_STRIDE - 1);
-		h->buf[n] = fill_piece(_metadata, t->top[n], h->size[n], cold);
+		h->buf[n] = fill_piece(_metadata, t->top[n], h->size[n], cold,
+				       t->top[n] != topo_cpu_node(t));
 		ASSERT_NE(h->buf[n], NULL);
 		ksft_print_msg("node %d: %zu MiB %s\n", t->top[n],
 			       h->size[n] >> 20, cold ? "cold" : "locked");
@@ -1088,7 +1097,7 @@ static void even_room(struct __test_metadata *_metadata,
 		}
 		h->extra_size[n] = delta & ~(PAGE_STRIDE - 1);
 		h->extra[n] = fill_piece(_metadata, t->top[n], h->extra_size[n],
-					 h->cold);
+					 h->cold, false);
 		ASSERT_NE(h->extra[n], NULL);
 	}
 }
@@ -1117,7 +1126,8 @@ static void trim_room(struct __test_metadata *_metadata,
 			if (free_b < (long long)FULL_MARGIN + (1LL << 20))
 				continue;
 			size = (free_b - FULL_MARGIN) & ~(PAGE_STRIDE - 1);
-			ASSERT_NE(fill_piece(_metadata, t->top[n], size, cold), NULL);
+			ASSERT_NE(fill_piece(_metadata, t->top[n], size, cold,
+					     false), NULL);
 			trimmed = true;
 		}
 		if (!trimmed)
