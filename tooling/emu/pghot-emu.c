@@ -429,9 +429,11 @@ static int cmd_ratio(int argc, char **argv)
  * (ten corrections). So the delay is corrected on the latency it adds,
  * which the host hardly moves, towards (@ratio - 1) times the median of
  * every latency of @fast measured so far (delay 0 included), and stops
- * once within 5% of that (at most CALIB_TRIES corrections).
+ * once within 5% of that after at least CALIB_MIN_TRIES measurements
+ * with a delay (at most CALIB_TRIES corrections).
  */
 #define CALIB_TRIES	8
+#define CALIB_MIN_TRIES	3
 
 static int cmd_calibrate(int argc, char **argv)
 {
@@ -467,7 +469,14 @@ static int cmd_calibrate(int argc, char **argv)
 		memcpy(sorted, pool, np * sizeof(*pool));
 		want = (ratio - 1) * median(sorted, np);
 		added = p.slow_ns - p.fast_ns;
-		if (added > 0.95 * want && added < 1.05 * want) {
+		/*
+		 * Not before CALIB_MIN_TRIES measurements with a delay: the
+		 * pool starts with two latencies from delay 0, the first of
+		 * the boot, which can be the slowest (616 ns, then 377-464
+		 * ns in one boot): on their own they set the median.
+		 */
+		if (tries + 1 >= CALIB_MIN_TRIES &&
+		    added > 0.95 * want && added < 1.05 * want) {
 			converged = 1;
 			break;
 		}
