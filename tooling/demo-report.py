@@ -555,16 +555,13 @@ def layout_goal(r, seconds=None):
     threshold 3 (S3, run on its own: DEMO_SAMPLED_LAYOUT_CONFIGS) is
     judged by the 120-s goals of the mixed layouts alone: the setting
     for a horizon that long (see joint_floor())."""
-    if r.get("zipf"):
+    k = r["config"][1:]
+    if k not in ("2", "3") or r.get("zipf"):
         return None	# skewed: judged by the access share (sampled_table())
     layout = row_layout(r)
     if seconds is None:
         seconds = r.get("elapsed_s") or 0
-    if r["config"][1:] == "3":
-        if layout in ("interleave", "alloc") and seconds >= 119:
-            return (95.0, 5.0, None, 120)
-        return None
-    if r["config"][1:] != "2":
+    if k == "3" and (layout not in ("interleave", "alloc") or seconds < 119):
         return None
     if layout in ("interleave", "alloc"):
         if seconds >= 119:
