@@ -53,7 +53,7 @@ static int pghot_record(unsigned long pfn, int nid, int target,
 	struct pghot_access a = {
 		.now = now,
 		.nid = pghot_layout->nid_bits ? target : NUMA_NO_NODE,
-		.window = pghot_window_units(pghot_effective_window_ms(target)),
+		.window = pghot_window_units(pghot_target_window_ms(target)),
 		.threshold = threshold,
 		.known = known,
 	};

@@ -176,6 +176,49 @@ unsigned int pghot_effective_window_ms(int target)
 }
 
 /*
+ * Adapt the window of @target (@t), once a period: narrower while it sees
+ * more candidates than the rate limit allows, wider while it sees fewer.
+ * Return: true if the target has memory to spare, and no window applies
+ * (it starts adapting afresh when it has not).
+ */
+static bool pghot_target_adapt(int target, struct pghot_target *t)
+{
+	struct pglist_data *pgdat = NODE_DATA(target);
+
+	if (pgdat_free_space_enough(pgdat)) {
+		/* Workload changed: start adapting afresh. */
+		if (READ_ONCE(t->window_ms))
+			WRITE_ONCE(t->window_ms, 0);
+		return true;
+	}
+	numa_promotion_adjust_threshold(pgdat, MB_TO_PAGES((unsigned long)
+			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)),
+			READ_ONCE(pghot_promote_window_ms),
+			PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms, &t->start,
+			&t->nr_cand);
+	return false;
+}
+
+/**
+ * pghot_target_window_ms - adapt and return the window of an access to @target
+ * @target: the node the access is bound for, or NUMA_NO_NODE
+ *
+ * For each access recorded, as NUMA balancing adapts its hot threshold on
+ * each hint fault, whether or not the access makes a page a candidate: a
+ * window that a burst of candidates made narrow widens again while they
+ * are few, also when it is too narrow for any page to turn ready and reach
+ * kmigrated (which adapts it too). Callable from any context.
+ *
+ * Return: the window in milliseconds.
+ */
+unsigned int pghot_target_window_ms(int target)
+{
+	if (pghot_targets && pghot_valid_target(target))
+		pghot_target_adapt(target, &pghot_targets[target]);
+	return pghot_effective_window_ms(target);
+}
+
+/*
  * Before isolating a folio of @nr pages for @target: is the target's rate
  * limit used up this second? Then the folio is refused at once, and
  * counted as a candidate, as NUMA balancing counts one it refuses.
@@ -184,21 +227,13 @@ unsigned int pghot_effective_window_ms(int target)
 static bool kmigrated_rate_exhausted(int target, long nr, bool *free)
 {
 	struct pglist_data *pgdat = NODE_DATA(target);
-	struct pghot_target *t = &pghot_targets[target];
 	unsigned long rate_limit;
 
-	*free = pgdat_free_space_enough(pgdat);
-	if (*free) {
-		/* Workload changed: start adapting afresh. */
-		WRITE_ONCE(t->window_ms, 0);
+	*free = pghot_target_adapt(target, &pghot_targets[target]);
+	if (*free)
 		return false;
-	}
 	rate_limit = MB_TO_PAGES((unsigned long)
 				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
-	numa_promotion_adjust_threshold(pgdat, rate_limit,
-					READ_ONCE(pghot_promote_window_ms),
-					PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms,
-					&t->start, &t->nr_cand);
 	if (!numa_promotion_rate_exhausted(pgdat, rate_limit))
 		return false;
 	numa_promotion_rate_limit(pgdat, rate_limit, nr);
