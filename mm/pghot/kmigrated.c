@@ -580,6 +580,16 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 				    jiffies);
 	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages,
 						 reclaim);
+	if (err == -ENOSPC && b->nr_pages) {
+		/*
+		 * The batch so far may be what leaves no room: the fault path
+		 * asks for each page with those before it migrated. So does
+		 * kmigrated, near the watermark: migrate them, then ask again.
+		 */
+		kmigrated_flush(pn, b);
+		err = migrate_misplaced_folio_prepare_nr(folio, target, 0,
+							 reclaim);
+	}
 	if (err) {
 		why = err == -ENOSPC ? PGHOT_SKIP_TARGET_FULL :
 				       PGHOT_SKIP_ISOLATE_FAILED;
