@@ -23,7 +23,8 @@
 # the top node (migrate_hot, only pages found young); kdamond 1 watches the
 # top node and migrates what it finds idle to the lower node (migrate_cold,
 # never young pages). Both as mtier: sampling auto-tuned for 4% of the
-# samples to see an access (5 ms to 10 s), aggregation 100 ms, 10 to 1000
+# samples to see an access (5 ms to DAMON_MAX_SAMPLE_US, 10 s as mtier;
+# a check may bound it lower), aggregation 100 ms, 10 to 1000
 # regions, schemes applied every second, at most DAMON_QUOTA_MB (200) MiB a
 # second each, prioritised by access frequency and age, and tuned towards
 # DAMON_USED_BP (9970) basis points of the top node used (promotion) and
@@ -36,6 +37,7 @@ K=$ADMIN/kdamonds
 QUOTA_MB=${DAMON_QUOTA_MB:-200}
 USED_BP=${DAMON_USED_BP:-9970}
 FREE_BP=${DAMON_FREE_BP:-50}
+MAX_SAMPLE_US=${DAMON_MAX_SAMPLE_US:-10000000}
 
 die() { echo "guest-damon: $*" >&2; exit 1; }
 w() { echo "$2" > "$1" 2>/dev/null || die "cannot write '$2' to $1"; }
@@ -106,7 +108,7 @@ setup_kdamond() {	# index watched-node action dest-node goal-metric goal-bp
 	w $c/monitoring_attrs/intervals/intervals_goal/access_bp 400
 	w $c/monitoring_attrs/intervals/intervals_goal/aggrs 3
 	w $c/monitoring_attrs/intervals/intervals_goal/min_sample_us 5000
-	w $c/monitoring_attrs/intervals/intervals_goal/max_sample_us 10000000
+	w $c/monitoring_attrs/intervals/intervals_goal/max_sample_us "$MAX_SAMPLE_US"
 	w $c/monitoring_attrs/nr_regions/min 10
 	w $c/monitoring_attrs/nr_regions/max 1000
 	read -r -a range <<< "$(node_range "$2")"
