@@ -35,6 +35,23 @@ enum pghot_src {
 
 #define PGHOT_SRC_MASK		((1U << PGHOT_SRC_MAX) - 1)
 
+/**
+ * enum pghot_fault_verdict - NUMA balancing's verdict on a hint fault
+ * @PGHOT_FAULT_COLD: not hot by its threshold, and no room to spare on
+ *	the target node
+ * @PGHOT_FAULT_HOT: hot by its threshold (a fault latency under it), and
+ *	no room to spare on the target node
+ * @PGHOT_FAULT_ROOM: room to spare on the target node: promote at once
+ *
+ * What the fault path found, passed to pghot_hint_fault() so that pghot
+ * does not ask again.
+ */
+enum pghot_fault_verdict {
+	PGHOT_FAULT_COLD,
+	PGHOT_FAULT_HOT,
+	PGHOT_FAULT_ROOM,
+};
+
 struct seq_file;
 
 /**
@@ -95,7 +112,8 @@ void __pghot_free_pages(struct page *page, unsigned int order);
 extern unsigned int pghot_enabled_sources;
 int pghot_record_access(unsigned long pfn, int nid, enum pghot_src src,
 			unsigned long now);
-bool __pghot_hint_fault(struct folio *folio, int target, bool hot);
+bool __pghot_hint_fault(struct folio *folio, int target,
+			enum pghot_fault_verdict verdict);
 void __pghot_folio_demoted(struct folio *src, struct folio *dst);
 
 bool pghot_hwhint_report(unsigned long pfn, int nid, unsigned long now);
@@ -127,22 +145,23 @@ static inline bool pghot_src_enabled(enum pghot_src src)
  * pghot_hint_fault - let pghot take a NUMA hint fault in tiering mode
  * @folio: the lower-tier folio that faulted (mapped, page table locked)
  * @target: where NUMA balancing would promote it (mpol_misplaced())
- * @hot: NUMA balancing would promote it now (room to spare on @target,
- *	 or a fault latency under its hot threshold)
+ * @verdict: what NUMA balancing found: it would promote the folio now
+ *	   unless that is %PGHOT_FAULT_COLD
  *
  * With the hint-fault source enabled, pghot records the access instead of
  * the fault path migrating the folio; kmigrated promotes it to @target
- * once it is hot, at once if @hot. pghot takes only a fault that kmigrated
- * can serve as the fault path would; every other one is left to the
- * fault path, as with pghot off.
+ * once it is hot, at once unless @verdict is %PGHOT_FAULT_COLD. pghot
+ * takes only a fault that kmigrated can serve as the fault path would;
+ * every other one is left to the fault path, as with pghot off.
  *
  * Return: true if pghot took the fault: the caller must not migrate.
  */
-static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
+static inline bool pghot_hint_fault(struct folio *folio, int target,
+				    enum pghot_fault_verdict verdict)
 {
 	if (!pghot_src_enabled(PGHOT_HINTFAULTS))
 		return false;
-	return __pghot_hint_fault(folio, target, hot);
+	return __pghot_hint_fault(folio, target, verdict);
 }
 
 /* Reclaim demotes @src into @dst, just allocated on a lower tier. */
@@ -169,7 +188,8 @@ static inline bool pghot_src_enabled(enum pghot_src src)
 	return false;
 }
 
-static inline bool pghot_hint_fault(struct folio *folio, int target, bool hot)
+static inline bool pghot_hint_fault(struct folio *folio, int target,
+				    enum pghot_fault_verdict verdict)
 {
 	return false;
 }

@@ -42,18 +42,21 @@ unsigned int pghot_enabled_sources __read_mostly = 1U << PGHOT_HINTFAULTS;
  * Record an access to @pfn (the head page of a folio on tracked node
  * @nid), bound for @target, that needs @threshold accesses in its
  * record's window, or in @known (those the caller remembers, see rule.c).
+ * @room: whether the caller found room to spare on @target (1 or 0), or
+ * -1 to look, see pghot_target_window_ms().
  * Hardware hints and the fault path share it. Return: -ENOENT if @pfn has
  * no record, else the PGHOT_TOUCH_* flags of what the access did; the
  * caller queues a page that turned ready.
  */
 static int pghot_record(unsigned long pfn, int nid, int target,
 			enum pghot_src src, unsigned long now,
-			unsigned int threshold, unsigned int known)
+			unsigned int threshold, unsigned int known, int room)
 {
+	unsigned int window_ms = pghot_target_window_ms(target, room);
 	struct pghot_access a = {
 		.now = now,
 		.nid = pghot_layout->nid_bits ? target : NUMA_NO_NODE,
-		.window = pghot_window_units(pghot_target_window_ms(target)),
+		.window = pghot_window_units(window_ms),
 		.threshold = threshold,
 		.known = known,
 	};
@@ -331,7 +334,7 @@ static int pghot_record_access_in(unsigned long pfn, int nid,
 		pghot_region_sample(pnid, folio_pfn(folio), now, threshold,
 				    &say);
 	ret = pghot_record(folio_pfn(folio), pnid, target, src, now, say.need,
-			   say.known);
+			   say.known, -1);
 	if (ret < 0)
 		goto put;
 	if (ret & PGHOT_TOUCH_READY)
@@ -377,8 +380,10 @@ static bool pghot_fault_servable(struct folio *folio, int target)
  * target_nid sends it where the fault path would not: it then waits for
  * kmigrated, as a hardware hint does).
  */
-bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
+bool __pghot_hint_fault(struct folio *folio, int target,
+			enum pghot_fault_verdict verdict)
 {
+	bool hot = verdict != PGHOT_FAULT_COLD;
 	unsigned int flags = PGHOT_READY_VETTED | (hot ? PGHOT_READY_RECLAIM : 0);
 	unsigned int batch_nr = READ_ONCE(pghot_kmigrated_batch_nr);
 	unsigned long pfn = folio_pfn(folio);
@@ -390,7 +395,8 @@ bool __pghot_hint_fault(struct folio *folio, int target, bool hot)
 	if (!pghot_fault_servable(folio, target))
 		goto legacy;
 	res = pghot_record(pfn, nid, target, PGHOT_HINTFAULTS, jiffies,
-			   hot ? 1 : READ_ONCE(pghot_freq_threshold), 0);
+			   hot ? 1 : READ_ONCE(pghot_freq_threshold), 0,
+			   verdict == PGHOT_FAULT_ROOM);
 	if (res < 0 || (res & PGHOT_TOUCH_HELD))
 		goto legacy;
 	if (res & PGHOT_TOUCH_READY) {

@@ -178,14 +178,18 @@ unsigned int pghot_effective_window_ms(int target)
 /*
  * Adapt the window of @target (@t), once a period: narrower while it sees
  * more candidates than the rate limit allows, wider while it sees fewer.
+ * @room: whether the caller found memory to spare on the target (1 or 0),
+ * or -1 to look here.
  * Return: true if the target has memory to spare, and no window applies
  * (it starts adapting afresh when it has not).
  */
-static bool pghot_target_adapt(int target, struct pghot_target *t)
+static bool pghot_target_adapt(int target, struct pghot_target *t, int room)
 {
 	struct pglist_data *pgdat = NODE_DATA(target);
 
-	if (pgdat_free_space_enough(pgdat)) {
+	if (room < 0)
+		room = pgdat_free_space_enough(pgdat);
+	if (room) {
 		/* Workload changed: start adapting afresh. */
 		if (READ_ONCE(t->window_ms))
 			WRITE_ONCE(t->window_ms, 0);
@@ -202,6 +206,8 @@ static bool pghot_target_adapt(int target, struct pghot_target *t)
 /**
  * pghot_target_window_ms - adapt and return the window of an access to @target
  * @target: the node the access is bound for, or NUMA_NO_NODE
+ * @room: 1 or 0 if the caller just asked pgdat_free_space_enough() of
+ *	  @target (the fault path does), -1 to ask it here
  *
  * For each access recorded, as NUMA balancing adapts its hot threshold on
  * each hint fault, whether or not the access makes a page a candidate: a
@@ -211,10 +217,10 @@ static bool pghot_target_adapt(int target, struct pghot_target *t)
  *
  * Return: the window in milliseconds.
  */
-unsigned int pghot_target_window_ms(int target)
+unsigned int pghot_target_window_ms(int target, int room)
 {
 	if (pghot_targets && pghot_valid_target(target))
-		pghot_target_adapt(target, &pghot_targets[target]);
+		pghot_target_adapt(target, &pghot_targets[target], room);
 	return pghot_effective_window_ms(target);
 }
 
@@ -229,7 +235,7 @@ static bool kmigrated_rate_exhausted(int target, long nr, bool *free)
 	struct pglist_data *pgdat = NODE_DATA(target);
 	unsigned long rate_limit;
 
-	*free = pghot_target_adapt(target, &pghot_targets[target]);
+	*free = pghot_target_adapt(target, &pghot_targets[target], -1);
 	if (*free)
 		return false;
 	rate_limit = MB_TO_PAGES((unsigned long)

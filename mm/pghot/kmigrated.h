@@ -29,7 +29,7 @@ void pghot_want_reclaim(int target);
 bool pghot_recently_promoted(const struct folio *folio);
 bool pghot_valid_target(int nid);
 unsigned int pghot_effective_window_ms(int target);
-unsigned int pghot_target_window_ms(int target);
+unsigned int pghot_target_window_ms(int target, int room);
 void pghot_kmigrated_show(struct seq_file *m);
 
 #endif /* _MM_PGHOT_KMIGRATED_H */

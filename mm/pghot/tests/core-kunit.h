@@ -85,9 +85,11 @@ static void pghot_test_fault_not_served(struct kunit *test)
 	recorded = all_vm_event(PGHOT_RECORDED_HINTFAULTS);
 	KUNIT_EXPECT_FALSE(test, folio_test_lru(folio));
 	if (top != NUMA_NO_NODE)
-		KUNIT_EXPECT_FALSE(test, __pghot_hint_fault(folio, top, true));
+		KUNIT_EXPECT_FALSE(test, __pghot_hint_fault(folio, top,
+							    PGHOT_FAULT_ROOM));
 	/* The lower-tier node itself is no target. */
-	KUNIT_EXPECT_FALSE(test, __pghot_hint_fault(folio, nid, false));
+	KUNIT_EXPECT_FALSE(test,
+			   __pghot_hint_fault(folio, nid, PGHOT_FAULT_COLD));
 	KUNIT_EXPECT_GE(test, all_vm_event(PGHOT_HINTFAULT_LEGACY),
 			legacy + 1 + (top != NUMA_NO_NODE));
 	KUNIT_EXPECT_EQ(test, all_vm_event(PGHOT_RECORDED_HINTFAULTS), recorded);
