@@ -33,6 +33,7 @@
 #include "kmigrated.h"
 #include "queue.h"
 #include "record.h"
+#include "target.h"
 
 #include <trace/events/pghot.h>
 

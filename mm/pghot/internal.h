@@ -11,6 +11,7 @@
 #include "kmigrated.h"
 #include "record.h"
 #include "rule.h"
+#include "target.h"
 
 /* hwhint.c */
 struct seq_file;

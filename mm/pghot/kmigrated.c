@@ -7,15 +7,12 @@
  * (queue.c) and at sections that asked for attention, so its work is
  * proportional to the number of hot pages; a node with no hot pages costs
  * nothing, not even a timer wakeup. Promotion goes through the same
- * per-target-node rules as NUMA balancing in tiering mode: while the target has
- * memory to spare everything goes (pgpromote_candidate_nrl); otherwise the
- * pages that can go are rate limited
- * (kernel.numa_balancing_promote_rate_limit_MBps) and the promotion window of
- * pages bound for that target adapts so candidates track the limit. A full
- * target has kswapd woken, as the fault path does, for the pages NUMA balancing
- * itself would promote now; pages hot only by pghot's own rule take free room
- * and never make reclaim demote anything. The pages of a batch that go to one
- * target migrate together, with one TLB flush.
+ * per-target-node rules as NUMA balancing in tiering mode, kept in
+ * target.c: free room, rate limit, adaptive window. A full target has
+ * kswapd woken, as the fault path does, for the pages NUMA balancing
+ * itself would promote now; pages hot only by pghot's own rule take free
+ * room and never make reclaim demote anything. The pages of a batch that
+ * go to one target migrate together, with one TLB flush.
  *
  * A ready page goes where its source said: for a NUMA hint fault, the
  * node mpol_misplaced() chose (the faulting task's), for a hardware hint
@@ -23,17 +20,12 @@
  * that did not come from the fault path is first checked against the
  * memory policies and cpusets of the page's owners (policy.c). Pinned
  * pages are left alone. Every decision not to promote is counted and
- * traced with its reason.
- *
- * kmigrated also remembers, per target, which pages it promoted lately
- * (pghot_recently_promoted()): a page reclaim demotes soon after is
- * evidence of ping-pong, and is held for a while (see rule.c).
+ * traced with its reason, and every page promoted is remembered by its
+ * target (pghot_target_promoting()).
  */
 #define pr_fmt(fmt) "kmigrated: " fmt
 
-#include <linux/bitmap.h>
 #include <linux/freezer.h>
-#include <linux/hash.h>
 #include <linux/kfifo.h>
 #include <linux/kthread.h>
 #include <linux/memory.h>
@@ -52,16 +44,13 @@
 #include "policy.h"
 #include "queue.h"
 #include "record.h"
+#include "target.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/pghot.h>
 
-int pghot_target_nid __read_mostly = PGHOT_TARGET_AUTO;
 unsigned int pghot_kmigrated_sleep_ms __read_mostly = 100;
 unsigned int pghot_kmigrated_batch_nr __read_mostly = 512;
-
-/* How often the adaptive window of a target may move. */
-#define PGHOT_THRESHOLD_PERIOD_MS	1000
 
 /*
  * Ready pages queued per node (128 KiB). A hardware hint that finds it
@@ -86,42 +75,7 @@ struct pghot_node {
 	u32 held_mark;
 };
 
-/*
- * What kmigrated promoted to a target lately: two generations of a Bloom
- * filter over the pages' identities (mapping and index, which migration
- * keeps), each of PGHOT_RECENT_BITS bits and at most PGHOT_RECENT_KEYS
- * pages (about 1.4% false positives when full), the older one forgotten
- * when the newer is PGHOT_RECENT_MS old or full. A page in it was
- * promoted within the last one or two generations.
- */
-#define PGHOT_RECENT_MS			30000
-#define PGHOT_RECENT_SHIFT		16
-#define PGHOT_RECENT_BITS		BIT(PGHOT_RECENT_SHIFT)
-#define PGHOT_RECENT_KEYS		4096
-
-struct pghot_recent {
-	unsigned long *bits[2];		/* NULL until the first promotion */
-	unsigned int cur;		/* the newer generation */
-	unsigned int nr;		/* pages added to it */
-	unsigned long start;		/* jiffies, when it started */
-	spinlock_t lock;		/* serialises the adders */
-};
-
-/*
- * Per target node: the promotion window kmigrated adapts so that the
- * candidates for that target track the rate limit (0: promote_window_ms),
- * and the pages it promoted there lately.
- */
-struct pghot_target {
-	unsigned int window_ms;
-	unsigned int start;		/* adaptation period start, ms */
-	unsigned long nr_cand;		/* PGPROMOTE_CANDIDATE then */
-	unsigned long reclaim_until;	/* jiffies, see pghot_want_reclaim() */
-	struct pghot_recent recent;
-};
-
 static struct pghot_node __rcu **pghot_nodes;
-static struct pghot_target *pghot_targets;
 static DEFINE_MUTEX(pghot_nodes_lock);
 
 static const enum vm_event_item pghot_skip_event[] = {
@@ -142,256 +96,6 @@ static struct pghot_node *pghot_node(int nid)
 		return NULL;
 	return rcu_dereference_check(pghot_nodes[nid],
 				     lockdep_is_held(&pghot_nodes_lock));
-}
-
-/**
- * pghot_valid_target - can @nid take promotions
- * @nid: a node id, or anything
- *
- * Return: true for an online top-tier node with memory.
- */
-bool pghot_valid_target(int nid)
-{
-	return nid >= 0 && nid < nr_node_ids && node_state(nid, N_MEMORY) &&
-	       node_is_toptier(nid);
-}
-
-/**
- * pghot_effective_window_ms - the promotion window for pages going to @target
- * @target: target node, or NUMA_NO_NODE
- *
- * When the target has no room to spare, kmigrated adapts its window so
- * that candidates track the promotion rate limit, as NUMA balancing does
- * with its hot threshold.
- *
- * Return: the window in milliseconds.
- */
-unsigned int pghot_effective_window_ms(int target)
-{
-	unsigned int th = 0;
-
-	if (target >= 0 && target < nr_node_ids && pghot_targets)
-		th = READ_ONCE(pghot_targets[target].window_ms);
-	return th ? : READ_ONCE(pghot_promote_window_ms);
-}
-
-/*
- * Adapt the window of @target (@t), once a period: narrower while it sees
- * more candidates than the rate limit allows, wider while it sees fewer.
- * @room: whether the caller found memory to spare on the target (1 or 0),
- * or -1 to look here.
- * Return: true if the target has memory to spare, and no window applies
- * (it starts adapting afresh when it has not).
- */
-static bool pghot_target_adapt(int target, struct pghot_target *t, int room)
-{
-	struct pglist_data *pgdat = NODE_DATA(target);
-
-	if (room < 0)
-		room = pgdat_free_space_enough(pgdat);
-	if (room) {
-		/* Workload changed: start adapting afresh. */
-		if (READ_ONCE(t->window_ms))
-			WRITE_ONCE(t->window_ms, 0);
-		return true;
-	}
-	numa_promotion_adjust_threshold(pgdat, MB_TO_PAGES((unsigned long)
-			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)),
-			READ_ONCE(pghot_promote_window_ms),
-			PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms, &t->start,
-			&t->nr_cand);
-	return false;
-}
-
-/**
- * pghot_target_window_ms - adapt and return the window of an access to @target
- * @target: the node the access is bound for, or NUMA_NO_NODE
- * @room: 1 or 0 if the caller just asked pgdat_free_space_enough() of
- *	  @target (the fault path does), -1 to ask it here
- *
- * For each access recorded, as NUMA balancing adapts its hot threshold on
- * each hint fault, whether or not the access makes a page a candidate: a
- * window that a burst of candidates made narrow widens again while they
- * are few, also when it is too narrow for any page to turn ready and reach
- * kmigrated (which adapts it too). Callable from any context.
- *
- * Return: the window in milliseconds.
- */
-unsigned int pghot_target_window_ms(int target, int room)
-{
-	if (pghot_targets && pghot_valid_target(target))
-		pghot_target_adapt(target, &pghot_targets[target], room);
-	return pghot_effective_window_ms(target);
-}
-
-/*
- * Before isolating a folio of @nr pages for @target: is the target's rate
- * limit used up this second? Then the folio is refused at once, and
- * counted as a candidate, as NUMA balancing counts one it refuses.
- * *@free: the target has memory to spare, and no limit applies.
- */
-static bool kmigrated_rate_exhausted(int target, long nr, bool *free)
-{
-	struct pglist_data *pgdat = NODE_DATA(target);
-	unsigned long rate_limit;
-
-	*free = pghot_target_adapt(target, &pghot_targets[target], -1);
-	if (*free)
-		return false;
-	rate_limit = MB_TO_PAGES((unsigned long)
-				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
-	if (!numa_promotion_rate_exhausted(pgdat, rate_limit))
-		return false;
-	numa_promotion_rate_limit(pgdat, rate_limit, nr);
-	return true;
-}
-
-/*
- * @nr pages were isolated for @target: count them as its candidates, as
- * the fault path does (@free: kmigrated_rate_exhausted() found memory to
- * spare). Return: true if they are over the rate limit after all.
- */
-static bool kmigrated_charge(int target, long nr, bool free)
-{
-	struct pglist_data *pgdat = NODE_DATA(target);
-
-	if (free) {
-		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
-		return false;
-	}
-	return numa_promotion_rate_limit(pgdat, MB_TO_PAGES((unsigned long)
-			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)), nr);
-}
-
-/* The two bits of a page's identity in a generation. */
-static void pghot_recent_hash(const struct folio *folio, unsigned int h[2])
-{
-	u64 key = hash_64((unsigned long)READ_ONCE(folio->mapping) +
-			  READ_ONCE(folio->index) * GOLDEN_RATIO_64, 32);
-
-	h[0] = key & (PGHOT_RECENT_BITS - 1);
-	h[1] = (key >> PGHOT_RECENT_SHIFT) & (PGHOT_RECENT_BITS - 1);
-}
-
-/* Is a generation that started at @start over at @now, having taken @nr pages? */
-static bool pghot_recent_expired(unsigned long start, unsigned int nr,
-				 unsigned long now)
-{
-	return nr >= PGHOT_RECENT_KEYS ||
-	       !time_before(now, start + msecs_to_jiffies(PGHOT_RECENT_MS));
-}
-
-/* Add @folio to @r (allocated) at @now; @r->lock held. */
-static void pghot_recent_insert(struct pghot_recent *r,
-				const struct folio *folio, unsigned long now)
-{
-	unsigned int h[2];
-
-	if (pghot_recent_expired(r->start, r->nr, now)) {
-		/* The older generation is forgotten and becomes the newer. */
-		r->cur ^= 1;
-		bitmap_zero(r->bits[r->cur], PGHOT_RECENT_BITS);
-		r->nr = 0;
-		WRITE_ONCE(r->start, now);
-	}
-	pghot_recent_hash(folio, h);
-	set_bit(h[0], r->bits[r->cur]);
-	set_bit(h[1], r->bits[r->cur]);
-	r->nr++;
-}
-
-/* Is @folio in @r (allocated) at @now? Lockless. */
-static bool pghot_recent_test(struct pghot_recent *r, const struct folio *folio,
-			      unsigned long now)
-{
-	unsigned long age = now - READ_ONCE(r->start);
-	unsigned long period = msecs_to_jiffies(PGHOT_RECENT_MS);
-	unsigned int h[2], g, cur;
-	unsigned long *bits;
-
-	/* Generations age out even when nothing is promoted. */
-	if (age >= 2 * period)
-		return false;
-	cur = READ_ONCE(r->cur);
-	pghot_recent_hash(folio, h);
-	for (g = 0; g < (age < period ? 2 : 1); g++) {
-		bits = r->bits[cur ^ g];
-		if (test_bit(h[0], bits) && test_bit(h[1], bits))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Remember that @folio, isolated for @target, is being promoted there.
- * The filter is allocated at the first promotion to @target, by kmigrated.
- */
-static void pghot_recent_add(int target, const struct folio *folio)
-{
-	struct pghot_recent *r = &pghot_targets[target].recent;
-	unsigned long *bits;
-
-	if (unlikely(!READ_ONCE(r->bits[1]))) {
-		bits = bitmap_zalloc(2 * PGHOT_RECENT_BITS, GFP_KERNEL);
-		if (!bits)
-			return;
-		spin_lock(&r->lock);
-		if (!r->bits[1]) {
-			r->bits[0] = bits;
-			r->start = jiffies;
-			/* Published last: readers test it first. */
-			smp_store_release(&r->bits[1],
-					  bits + BITS_TO_LONGS(PGHOT_RECENT_BITS));
-			bits = NULL;
-		}
-		spin_unlock(&r->lock);
-		bitmap_free(bits);
-	}
-	spin_lock(&r->lock);
-	pghot_recent_insert(r, folio, jiffies);
-	spin_unlock(&r->lock);
-}
-
-/**
- * pghot_recently_promoted - did kmigrated promote @folio lately
- * @folio: a folio on a top-tier node, locked (reclaim is demoting it)
- *
- * Lockless: a page promoted while this looks may be missed, and about one
- * page in seventy that was not promoted is taken for one that was.
- *
- * Return: true if kmigrated promoted @folio to its node within the last
- * PGHOT_RECENT_MS or two (fewer under heavy promotion).
- */
-bool pghot_recently_promoted(const struct folio *folio)
-{
-	struct pghot_recent *r;
-
-	if (!pghot_targets)
-		return false;
-	r = &pghot_targets[folio_nid(folio)].recent;
-	/* Pairs with the release in pghot_recent_add(): the bits are there. */
-	if (!smp_load_acquire(&r->bits[1]))
-		return false;
-	return pghot_recent_test(r, folio, jiffies);
-}
-
-/* How long a hot fault on a queued page asks for reclaim, see below. */
-#define PGHOT_WANT_RECLAIM_MS		1000
-
-/**
- * pghot_want_reclaim - NUMA balancing would reclaim @target for a page now
- * @target: a top-tier node short of free memory
- *
- * For a hot fault on a page that is queued already, without that verdict:
- * the fault path would wake kswapd for it, so kmigrated reclaims for the
- * queued pages NUMA balancing chose that go to @target, for a while.
- */
-void pghot_want_reclaim(int target)
-{
-	unsigned long until = jiffies + msecs_to_jiffies(PGHOT_WANT_RECLAIM_MS);
-
-	if (pghot_targets && READ_ONCE(pghot_targets[target].reclaim_until) != until)
-		WRITE_ONCE(pghot_targets[target].reclaim_until, until);
 }
 
 /*
@@ -569,7 +273,7 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 			goto skip;
 		}
 	}
-	if (kmigrated_rate_exhausted(target, nr, &free)) {
+	if (pghot_target_rate_exhausted(target, nr, &free)) {
 		why = PGHOT_SKIP_RATELIMITED;
 		goto skip;
 	}
@@ -581,8 +285,7 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 	 * too full to take the page has kswapd woken only for a page NUMA
 	 * balancing itself would promote now, as the fault path does.
 	 */
-	reclaim = kmigrated_reclaim(r, vetted,
-				    READ_ONCE(pghot_targets[target].reclaim_until),
+	reclaim = kmigrated_reclaim(r, vetted, pghot_target_reclaim_until(target),
 				    jiffies);
 	err = migrate_misplaced_folio_prepare_nr(folio, target, b->nr_pages,
 						 reclaim);
@@ -606,13 +309,13 @@ static void kmigrated_take(struct pghot_node *pn, struct pghot_ready *r,
 	 * (and of NUMA balancing's threshold, which shares it): not one the
 	 * target has no room for.
 	 */
-	if (kmigrated_charge(target, nr, free)) {
+	if (pghot_target_charge(target, nr, free)) {
 		list_add(&folio->lru, &isolated);
 		putback_movable_pages(&isolated);
 		why = PGHOT_SKIP_RATELIMITED;
 		goto skip;
 	}
-	pghot_recent_add(target, folio);
+	pghot_target_promoting(target, folio);
 	pghot_region_left(pn->nid, r->pfn, nr);
 	/* Isolation holds its own reference now. */
 	folio_put(folio);
@@ -896,15 +599,7 @@ void pghot_kmigrated_show(struct seq_file *m)
 			   st.sections, st.bytes, pghot_node_bytes(pn));
 	}
 	rcu_read_unlock();
-	for_each_node_state(nid, N_MEMORY) {
-		struct pghot_recent *r = &pghot_targets[nid].recent;
-
-		if (!node_is_toptier(nid))
-			continue;
-		seq_printf(m, "target%d window_ms %u recent_bytes %zu\n", nid,
-			   pghot_effective_window_ms(nid),
-			   READ_ONCE(r->bits[1]) ? ksize(r->bits[0]) : 0);
-	}
+	pghot_targets_show(m);
 }
 
 /* After the record store, which runs after memory_tier_late_init(). */
@@ -915,17 +610,12 @@ static int __init pghot_kmigrated_init(void)
 	if (pghot_off)
 		return 0;
 	pghot_nodes = kcalloc(nr_node_ids, sizeof(*pghot_nodes), GFP_KERNEL);
-	pghot_targets = kcalloc(nr_node_ids, sizeof(*pghot_targets), GFP_KERNEL);
-	if (!pghot_nodes || !pghot_targets || pghot_queues_init()) {
+	if (!pghot_nodes || pghot_targets_init() || pghot_queues_init()) {
 		kfree(pghot_nodes);
-		kfree(pghot_targets);
 		pghot_nodes = NULL;
-		pghot_targets = NULL;
 		pghot_off = true;
 		return -ENOMEM;
 	}
-	for (nid = 0; nid < nr_node_ids; nid++)
-		spin_lock_init(&pghot_targets[nid].recent.lock);
 	get_online_mems();
 	mutex_lock(&pghot_nodes_lock);
 	for_each_node_state(nid, N_MEMORY)
