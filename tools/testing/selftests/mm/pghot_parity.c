@@ -132,86 +132,6 @@ static const struct knob knob_init[NR_KNOBS] = {
 	[KNOB_TRACE_SKIP] = { TRACE_DIR "events/pghot/pghot_promote_skip/enable", false },
 };
 
-enum {
-	VM_PROMOTE_SUCCESS,
-	VM_PROMOTED,
-	VM_HINTFAULT_LEGACY,
-	VM_HINT_FAULTS,
-	VM_POLICY,
-	VM_POLICY_UNKNOWN,
-	VM_IGNORED_KSM,
-	VM_IGNORED_NONLRU,
-	VM_PAGES_MIGRATED,
-	VM_RECORDED_HINTFAULTS,
-	VM_RECORDED_HWHINTS,
-	/* Printed only. */
-	VM_READY,
-	VM_DEFERRED,
-	VM_TARGET_FULL,
-	VM_RATELIMITED,
-	VM_ISOLATE_FAILED,
-	VM_STALE,
-	VM_PROMOTE_CANDIDATE,
-	VM_DEMOTE_KSWAPD,
-	VM_DEMOTE_DIRECT,
-	VM_DEMOTE_PROACTIVE,
-	VM_PINGPONG,
-	VM_SCAN_KSWAPD,
-	VM_STEAL_KSWAPD,
-	NR_VM,
-};
-
-static const char * const vm_names[NR_VM] = {
-	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
-	[VM_PROMOTED] = "pghot_promoted",
-	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
-	[VM_HINT_FAULTS] = "numa_hint_faults",
-	[VM_POLICY] = "pghot_promote_policy",
-	[VM_POLICY_UNKNOWN] = "pghot_promote_policy_unknown",
-	[VM_IGNORED_KSM] = "pghot_ignored_ksm",
-	[VM_IGNORED_NONLRU] = "pghot_ignored_nonlru",
-	[VM_PAGES_MIGRATED] = "numa_pages_migrated",
-	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
-	[VM_RECORDED_HWHINTS] = "pghot_recorded_hwhints",
-	[VM_READY] = "pghot_ready",
-	[VM_DEFERRED] = "pghot_ready_deferred",
-	[VM_TARGET_FULL] = "pghot_promote_target_full",
-	[VM_RATELIMITED] = "pghot_promote_ratelimited",
-	[VM_ISOLATE_FAILED] = "pghot_promote_isolate_failed",
-	[VM_STALE] = "pghot_promote_stale",
-	[VM_PROMOTE_CANDIDATE] = "pgpromote_candidate",
-	[VM_DEMOTE_KSWAPD] = "pgdemote_kswapd",
-	[VM_DEMOTE_DIRECT] = "pgdemote_direct",
-	[VM_DEMOTE_PROACTIVE] = "pgdemote_proactive",
-	[VM_PINGPONG] = "pghot_promote_pingpong",
-	[VM_SCAN_KSWAPD] = "pgscan_kswapd",
-	[VM_STEAL_KSWAPD] = "pgsteal_kswapd",
-};
-
-struct vmstats {
-	unsigned long long v[NR_VM];
-};
-
-static unsigned long long delta(const struct vmstats *a,
-				const struct vmstats *b, int i)
-{
-	return b->v[i] - a->v[i];
-}
-
-static void read_vmstats(struct __test_metadata *_metadata, struct vmstats *s)
-{
-	ASSERT_EQ(read_vmstat_list(vm_names, s->v, NR_VM), 0);
-}
-
-static void print_deltas(const struct vmstats *a, const struct vmstats *b)
-{
-	int i;
-
-	for (i = 0; i < NR_VM; i++)
-		if (delta(a, b, i))
-			ksft_print_msg("  %s +%llu\n", vm_names[i], delta(a, b, i));
-}
-
 static const char *mode_name(bool pghot)
 {
 	return pghot ? "pghot" : "legacy";
@@ -492,13 +412,13 @@ static void cpuset_run(struct __test_metadata *_metadata,
 		       rep.on_lower, lower);
 	print_deltas(&a, &b);
 	/* The range was scanned: "nothing moved" means something. */
-	EXPECT_GE(delta(&a, &b, VM_HINT_FAULTS) * 2, rep.nr);
+	EXPECT_GE(vm_delta(&a, &b, VM_HINT_FAULTS) * 2, rep.nr);
 	EXPECT_EQ(rep.on_cpu, 0UL) TH_LOG("pages moved into memory the cpuset forbids");
 	EXPECT_TRUE(reached_pct(rep.on_lower, rep.nr, PLACED_PCT));
-	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
+	EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), 0ULL);
 	if (pghot)
 		/* Each fault was left to the fault path, which could not allocate. */
-		EXPECT_GE(delta(&a, &b, VM_HINTFAULT_LEGACY) * 2, rep.nr);
+		EXPECT_GE(vm_delta(&a, &b, VM_HINTFAULT_LEGACY) * 2, rep.nr);
 }
 
 TEST_F_TIMEOUT(parity, cpuset_faults, PARITY_TIMEOUT_S)
@@ -614,20 +534,20 @@ static void hint_policy_check(struct __test_metadata *_metadata,
 		       pc->name, lower, on, rg->nr, top, r.slow);
 	print_deltas(&a, &b);
 	/* Every hint was recorded: the policy, not the LRU, decided. */
-	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg->nr, 90));
+	EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_RECORDED_HWHINTS), rg->nr, 90));
 	if (pc->moves) {
 		EXPECT_TRUE(reached_pct(on, rg->nr, 90));
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), vm_delta(&a, &b, VM_PROMOTE_SUCCESS));
 	} else {
 		EXPECT_EQ(r.slow, rg->nr) TH_LOG("pages moved against a policy without MPOL_F_MOF");
-		EXPECT_TRUE(reached_pct(delta(&a, &b, VM_POLICY), rg->nr, 90));
+		EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_POLICY), rg->nr, 90));
 	}
 	if (!traced)
 		return;
 	/* "Why did nothing move": one event per refusal, with its reason. */
 	lines = trace_lines("reason=policy\n");
 	ksft_print_msg("  %ld pghot_promote_skip events with reason=policy\n", lines);
-	EXPECT_EQ(lines, (long)delta(&a, &b, VM_POLICY));
+	EXPECT_EQ(lines, (long)vm_delta(&a, &b, VM_POLICY));
 }
 
 TEST_F_TIMEOUT(parity, hwhint_policies, PARITY_TIMEOUT_S)
@@ -715,12 +635,12 @@ TEST_F_TIMEOUT(parity, policy_unknown, PARITY_TIMEOUT_S)
 	__atomic_store_n(&h.stop, true, __ATOMIC_RELAXED);
 	ASSERT_EQ(pthread_join(thread, NULL), 0);
 	ASSERT_EQ(query_residency(&rg, &r), 0);
-	unknown = delta(&a, &b, VM_POLICY_UNKNOWN);
+	unknown = vm_delta(&a, &b, VM_POLICY_UNKNOWN);
 	ksft_print_msg("lock busy (%lu rounds): %lu of %lu pages moved to %d, %lu stayed\n",
 		       h.rounds, region_on_node(&rg, top), rg.nr, top, r.slow);
 	print_deltas(&a, &b);
 	ASSERT_GT(h.rounds, 0UL) TH_LOG("mprotect: %s", strerror(errno));
-	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
+	EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
 	EXPECT_GT(unknown, 0UL) TH_LOG("the policy was read under a busy lock");
 	/* Each page was reported once: a page not checked was not moved. */
 	EXPECT_GE(r.slow, unknown);
@@ -785,12 +705,12 @@ static void shmem_policy_run(struct __test_metadata *_metadata,
 	ksft_print_msg("unmapped shmem, %s %d: %lu of %lu pages moved to %d, %lu stayed\n",
 		       pc->name, lower, on, rg.nr, top, r.slow);
 	print_deltas(&a, &b);
-	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
+	EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
 	if (pc->moves) {
 		EXPECT_TRUE(reached_pct(on, rg.nr, 90));
 	} else {
 		EXPECT_EQ(r.slow, rg.nr);
-		EXPECT_TRUE(reached_pct(delta(&a, &b, VM_POLICY), rg.nr, 90));
+		EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_POLICY), rg.nr, 90));
 	}
 	free(pfns);
 	unmap_region(&rg);
@@ -934,13 +854,13 @@ static double shared_file_run(struct __test_metadata *_metadata,
 		       mode_name(pghot), prot & PROT_EXEC ? "exec" : "read-write",
 		       region_on_node(&rg, cpu), rg.nr, cpu, r.slow, lower, t95);
 	print_deltas(&a, &b);
-	EXPECT_GE(delta(&a, &b, VM_HINT_FAULTS) * 2, rg.nr);
+	EXPECT_GE(vm_delta(&a, &b, VM_HINT_FAULTS) * 2, rg.nr);
 	/* Kept where an executable mapping shares it, else promoted. */
 	EXPECT_TRUE(expect_kept ? r.slow == rg.nr :
 		    reached_pct(region_on_node(&rg, cpu), rg.nr, 95));
 	/* pghot leaves a shared file folio to the fault path, which has its VMA. */
 	if (pghot)
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), 0ULL);
 	munmap(rg.buf, BUF_SIZE);
 	region_free(&rg);
 	return t95;
@@ -1034,9 +954,9 @@ static void unmapped_file_run(struct __test_metadata *_metadata,
 	ksft_print_msg("unmapped file %d: %lu of %lu moved to %d, %lu stayed, %lu bytes changed\n",
 		       lower, region_on_node(&rg, top), rg.nr, top, r.slow, bad);
 	print_deltas(&a, &b);
-	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
+	EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_RECORDED_HWHINTS), rg.nr, 90));
 	EXPECT_TRUE(reached_pct(region_on_node(&rg, top), rg.nr, 90));
-	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+	EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), vm_delta(&a, &b, VM_PROMOTE_SUCCESS));
 	EXPECT_EQ(bad, 0UL);
 	free(pfns);
 	unmap_region(&rg);
@@ -1349,7 +1269,7 @@ static double phase_run(struct __test_metadata *_metadata,
 	ksft_print_msg("  A now: %lu on %d, %lu back on %d\n",
 		       region_on_node(&ra, cpu), cpu, r.slow, lower);
 	print_deltas(&a, &b);
-	ksft_print_msg("  (%llu hint faults)\n", delta(&a, &b, VM_HINT_FAULTS));
+	ksft_print_msg("  (%llu hint faults)\n", vm_delta(&a, &b, VM_HINT_FAULTS));
 	/*
 	 * Judged on the medians, see phase_change: NUMA balancing's scanner
 	 * (legacy's as much as pghot's) can leave a run short of 95%.
@@ -1480,7 +1400,7 @@ static void hold_run(struct __test_metadata *_metadata, int lower, int top)
 		TH_LOG("too slow to look inside the hold");
 	/* Promoted, then demoted: held. */
 	EXPECT_LE((p_down - region_on_node(&p, lower)) * 10, p_down);
-	EXPECT_TRUE(reached_pct(delta(&a, &b, VM_PINGPONG), p_down, 90));
+	EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_PINGPONG), p_down, 90));
 	/* Never promoted: not held (a few are taken for promoted ones). */
 	moved = c_down - region_on_node(&c, lower);
 	EXPECT_TRUE(reached_pct(moved, c_down, 90))
@@ -1563,12 +1483,11 @@ TEST_F_TIMEOUT(parity, full_no_reclaim, PARITY_TIMEOUT_S)
 		sleep(SETTLE_S);
 		read_vmstats(_metadata, &b);
 		ksft_print_msg("full node %d, hints for %lu pages of %d: %llu promoted\n",
-			       top, rg.nr, t->lower[j], delta(&a, &b, VM_PROMOTED));
+			       top, rg.nr, t->lower[j], vm_delta(&a, &b, VM_PROMOTED));
 		print_deltas(&a, &b);
-		EXPECT_GT(delta(&a, &b, VM_TARGET_FULL), 0ULL)
+		EXPECT_GT(vm_delta(&a, &b, VM_TARGET_FULL), 0ULL)
 			TH_LOG("the target was never full: nothing was put to the test");
-		EXPECT_EQ(delta(&a, &b, VM_DEMOTE_KSWAPD) + delta(&a, &b, VM_DEMOTE_DIRECT) +
-			  delta(&a, &b, VM_DEMOTE_PROACTIVE), 0ULL)
+		EXPECT_EQ(vm_demoted(&a, &b), 0ULL)
 			TH_LOG("hints with NUMA balancing off made reclaim demote");
 		unfill_node(hog);
 		unmap_region(&rg);
@@ -1635,9 +1554,9 @@ TEST_F_TIMEOUT(parity, ksm, PARITY_TIMEOUT_S)
 		ksft_print_msg("hints on KSM pages of %d: %lu on %d, %lu stayed\n",
 			       t->lower[j], region_on_node(&rg, top), top, r.slow);
 		print_deltas(&a, &b);
-		EXPECT_TRUE(reached_pct(delta(&a, &b, VM_IGNORED_KSM), merged, 99));
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
-		EXPECT_EQ(delta(&a, &b, VM_POLICY), 0ULL);
+		EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_IGNORED_KSM), merged, 99));
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_POLICY), 0ULL);
 		/* Unmerge before the next node: back to private pages. */
 		ASSERT_EQ(madvise(rg.buf, rg.size, MADV_UNMERGEABLE), 0);
 		unmap_region(&rg);
@@ -1666,10 +1585,10 @@ TEST_F_TIMEOUT(parity, mode1_counts, PARITY_TIMEOUT_S)
 			       cpu, t->lower[j], region_on_node(&rg, cpu), rg.nr);
 		print_deltas(&a, &b);
 		/* Mode 1 moved pages, or the check below says nothing. */
-		ASSERT_GT(delta(&a, &b, VM_PAGES_MIGRATED), 0ULL);
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTE_SUCCESS), 0ULL)
+		ASSERT_GT(vm_delta(&a, &b, VM_PAGES_MIGRATED), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTE_SUCCESS), 0ULL)
 			TH_LOG("pgpromote_success moved outside tiering mode");
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), 0ULL);
 		unmap_region(&rg);
 	}
 }

@@ -90,95 +90,6 @@ enum { NR_KNOBS = NR_COMMON_KNOBS };
 
 static const struct knob knob_init[NR_KNOBS] = { COMMON_KNOBS };
 
-/* Counters from /proc/vmstat. */
-enum {
-	VM_PROMOTE_SUCCESS,
-	VM_PROMOTED,
-	VM_READY,
-	VM_RECORDED_HINTFAULTS,
-	VM_RECORDED_HWHINTS,
-	VM_IGNORED_OFFLINE,
-	VM_IGNORED_TOPTIER,
-	VM_IGNORED_UNTRACKED,
-	VM_IGNORED_NONLRU,
-	VM_POLICY,
-	VM_PINNED,
-	VM_HINTFAULT_LEGACY,
-	VM_DEFERRED,
-	/* Printed only: why a ready page did not move. */
-	VM_STALE,
-	VM_NO_TARGET,
-	VM_RATELIMITED,
-	VM_TARGET_FULL,
-	VM_ISOLATE_FAILED,
-	VM_FAILED,
-	/* Printed only: what the fault path saw and judged. */
-	VM_HINT_FAULTS,
-	VM_PROMOTE_CANDIDATE,
-	/* What reclaim moved down meanwhile. */
-	VM_DEMOTE_KSWAPD,
-	VM_DEMOTE_DIRECT,
-	VM_DEMOTE_KHUGEPAGED,
-	VM_DEMOTE_PROACTIVE,
-	NR_VM,
-};
-
-static const char * const vm_names[NR_VM] = {
-	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
-	[VM_PROMOTED] = "pghot_promoted",
-	[VM_READY] = "pghot_ready",
-	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
-	[VM_RECORDED_HWHINTS] = "pghot_recorded_hwhints",
-	[VM_IGNORED_OFFLINE] = "pghot_ignored_offline",
-	[VM_IGNORED_TOPTIER] = "pghot_ignored_toptier",
-	[VM_IGNORED_UNTRACKED] = "pghot_ignored_untracked",
-	[VM_IGNORED_NONLRU] = "pghot_ignored_nonlru",
-	[VM_POLICY] = "pghot_promote_policy",
-	[VM_PINNED] = "pghot_promote_pinned",
-	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
-	[VM_DEFERRED] = "pghot_ready_deferred",
-	[VM_STALE] = "pghot_promote_stale",
-	[VM_NO_TARGET] = "pghot_promote_no_target",
-	[VM_RATELIMITED] = "pghot_promote_ratelimited",
-	[VM_TARGET_FULL] = "pghot_promote_target_full",
-	[VM_ISOLATE_FAILED] = "pghot_promote_isolate_failed",
-	[VM_FAILED] = "pghot_promote_failed",
-	[VM_HINT_FAULTS] = "numa_hint_faults",
-	[VM_PROMOTE_CANDIDATE] = "pgpromote_candidate",
-	[VM_DEMOTE_KSWAPD] = "pgdemote_kswapd",
-	[VM_DEMOTE_DIRECT] = "pgdemote_direct",
-	[VM_DEMOTE_KHUGEPAGED] = "pgdemote_khugepaged",
-	[VM_DEMOTE_PROACTIVE] = "pgdemote_proactive",
-};
-
-struct vmstats {
-	unsigned long long v[NR_VM];
-};
-
-static unsigned long long delta(const struct vmstats *a,
-				const struct vmstats *b, int i)
-{
-	return b->v[i] - a->v[i];
-}
-
-/* Pages reclaim demoted between @a and @b, by any path. */
-static unsigned long long demoted(const struct vmstats *a,
-				  const struct vmstats *b)
-{
-	return delta(a, b, VM_DEMOTE_KSWAPD) + delta(a, b, VM_DEMOTE_DIRECT) +
-	       delta(a, b, VM_DEMOTE_KHUGEPAGED) +
-	       delta(a, b, VM_DEMOTE_PROACTIVE);
-}
-
-static void print_deltas(const struct vmstats *a, const struct vmstats *b)
-{
-	int i;
-
-	for (i = 0; i < NR_VM; i++)
-		if (delta(a, b, i))
-			ksft_print_msg("  %s +%llu\n", vm_names[i], delta(a, b, i));
-}
-
 FIXTURE(placement)
 {
 	struct knob knobs[NR_KNOBS];
@@ -201,11 +112,6 @@ FIXTURE_SETUP(placement)
 FIXTURE_TEARDOWN_PARENT(placement)
 {
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
-}
-
-static void read_vmstats(struct __test_metadata *_metadata, struct vmstats *s)
-{
-	ASSERT_EQ(read_vmstat_list(vm_names, s->v, NR_VM), 0);
 }
 
 /* NUMA balancing off, fast scans once on, pghot at its defaults. */
@@ -279,9 +185,9 @@ static unsigned long touch_until_on(struct __test_metadata *_metadata,
 static bool legacy_held_back(const struct vmstats *a, const struct vmstats *b,
 			     unsigned long on, unsigned long nr)
 {
-	unsigned long long cand = delta(a, b, VM_PROMOTE_CANDIDATE);
+	unsigned long long cand = vm_delta(a, b, VM_PROMOTE_CANDIDATE);
 
-	return cand && cand == on && delta(a, b, VM_PROMOTE_SUCCESS) == on &&
+	return cand && cand == on && vm_delta(a, b, VM_PROMOTE_SUCCESS) == on &&
 	       on * 2 >= nr;
 }
 
@@ -318,21 +224,21 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 		 * chose is on @want.
 		 */
 		ksft_print_msg("legacy held %lu pages back; the %llu it chose are on node %d\n",
-			       rg.nr - on, delta(&a, &b, VM_PROMOTE_CANDIDATE), want);
+			       rg.nr - on, vm_delta(&a, &b, VM_PROMOTE_CANDIDATE), want);
 	} else {
 		EXPECT_TRUE(reached_pct(on, rg.nr, PROMOTED_PCT))
 			TH_LOG("less than %d%% landed on node %d", PROMOTED_PCT, want);
 	}
-	EXPECT_GE(delta(&a, &b, VM_PROMOTE_SUCCESS), on);
+	EXPECT_GE(vm_delta(&a, &b, VM_PROMOTE_SUCCESS), on);
 	if (pghot) {
 		/* kmigrated promoted them, each after it turned ready. */
-		EXPECT_TRUE(kmigrated_did_it(delta(&a, &b, VM_PROMOTED),
-					     delta(&a, &b, VM_PROMOTE_SUCCESS),
-					     delta(&a, &b, VM_HINTFAULT_LEGACY)));
-		EXPECT_GE(delta(&a, &b, VM_READY), delta(&a, &b, VM_PROMOTED));
-		ignored = delta(&a, &b, VM_IGNORED_OFFLINE) +
-			  delta(&a, &b, VM_IGNORED_TOPTIER) +
-			  delta(&a, &b, VM_IGNORED_UNTRACKED);
+		EXPECT_TRUE(kmigrated_did_it(vm_delta(&a, &b, VM_PROMOTED),
+					     vm_delta(&a, &b, VM_PROMOTE_SUCCESS),
+					     vm_delta(&a, &b, VM_HINTFAULT_LEGACY)));
+		EXPECT_GE(vm_delta(&a, &b, VM_READY), vm_delta(&a, &b, VM_PROMOTED));
+		ignored = vm_delta(&a, &b, VM_IGNORED_OFFLINE) +
+			  vm_delta(&a, &b, VM_IGNORED_TOPTIER) +
+			  vm_delta(&a, &b, VM_IGNORED_UNTRACKED);
 		EXPECT_LE(ignored * 100, rg.nr * IGNORED_MAX_PCT + 100 * IGNORED_SLACK)
 			TH_LOG("pghot ignored %lu reports", ignored);
 		/*
@@ -344,15 +250,15 @@ static void hint_fault_run(struct __test_metadata *_metadata,
 		 * depends on how long migration takes against the scan period
 		 * (long from an emulated CXL device): reported, not bounded.
 		 */
-		EXPECT_GE(delta(&a, &b, VM_RECORDED_HINTFAULTS),
-			  delta(&a, &b, VM_PROMOTED));
-		EXPECT_LE(delta(&a, &b, VM_RECORDED_HINTFAULTS) +
-			  delta(&a, &b, VM_IGNORED_NONLRU),
-			  delta(&a, &b, VM_HINT_FAULTS))
+		EXPECT_GE(vm_delta(&a, &b, VM_RECORDED_HINTFAULTS),
+			  vm_delta(&a, &b, VM_PROMOTED));
+		EXPECT_LE(vm_delta(&a, &b, VM_RECORDED_HINTFAULTS) +
+			  vm_delta(&a, &b, VM_IGNORED_NONLRU),
+			  vm_delta(&a, &b, VM_HINT_FAULTS))
 			TH_LOG("pghot counted more faults than NUMA balancing took");
 	} else {
-		EXPECT_EQ(delta(&a, &b, VM_PROMOTED), 0ULL);
-		EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), 0ULL);
+		EXPECT_EQ(vm_delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
 	}
 	unmap_region(&rg);
 }
@@ -439,7 +345,7 @@ static void hwhint_run(struct __test_metadata *_metadata, int lower, int nid,
 	EXPECT_EQ(on + r.slow + r.missing, rg.nr)
 		TH_LOG("%lu pages on another node than %d", rg.nr - on - r.slow -
 		       r.missing, want);
-	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+	EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), vm_delta(&a, &b, VM_PROMOTE_SUCCESS));
 	unmap_region(&rg);
 }
 
@@ -531,7 +437,7 @@ TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
 		else if (rg.status[i] == last[!(i % 2)])
 			wrong++;
 	}
-	deferred = delta(&a, &b, VM_DEFERRED);
+	deferred = vm_delta(&a, &b, VM_DEFERRED);
 	ksft_print_msg("%s mode, node %d: %lu of %lu where reported last, %lu deferred\n",
 		       mode, lower, right, rg.nr, deferred);
 	ksft_print_msg("%s mode, node %d: %lu on the other node, %lu left\n",
@@ -541,14 +447,14 @@ TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
 	print_deltas(&a, &b);
 	ASSERT_GT(deferred, 0UL)
 		TH_LOG("kmigrated's queue never overflowed: nothing deferred to test");
-	EXPECT_EQ(delta(&a, &b, VM_PROMOTED), delta(&a, &b, VM_PROMOTE_SUCCESS));
+	EXPECT_EQ(vm_delta(&a, &b, VM_PROMOTED), vm_delta(&a, &b, VM_PROMOTE_SUCCESS));
 	/*
 	 * pghot promotes to the top tier only: a page on another lower-tier
 	 * node went up and was demoted since (kswapd keeps a top-tier node
 	 * that page cache fills above its watermarks, and the pages here are
 	 * never touched), which reclaim's counters must show.
 	 */
-	EXPECT_LE(r.other, demoted(&a, &b));
+	EXPECT_LE(r.other, vm_demoted(&a, &b));
 	EXPECT_EQ(r.top - right - wrong, 0UL)
 		TH_LOG("pages promoted to a node that reported none of them");
 	EXPECT_TRUE(reached_pct(right + wrong + r.other, rg.nr, PROMOTED_PCT));
@@ -597,11 +503,11 @@ static void policy_keeps(struct __test_metadata *_metadata,
 		       sources, cpu, r.slow, rg.nr, lower);
 	print_deltas(&a, &b);
 	/* The range was scanned: "nothing moved" means something. */
-	EXPECT_GE(delta(&a, &b, VM_HINT_FAULTS) * 2, rg.nr)
-		TH_LOG("the range took %llu hint faults", delta(&a, &b, VM_HINT_FAULTS));
+	EXPECT_GE(vm_delta(&a, &b, VM_HINT_FAULTS) * 2, rg.nr)
+		TH_LOG("the range took %llu hint faults", vm_delta(&a, &b, VM_HINT_FAULTS));
 	EXPECT_EQ(r.slow, rg.nr) TH_LOG("pages moved against the memory policy");
 	/* pghot does not even record what the policy keeps in place. */
-	EXPECT_EQ(delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
+	EXPECT_EQ(vm_delta(&a, &b, VM_RECORDED_HINTFAULTS), 0ULL);
 	unmap_region(&rg);
 }
 
@@ -714,7 +620,7 @@ static unsigned long confined_run(struct __test_metadata *_metadata, int cpu,
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	print_deltas(&a, &b);
-	*refused = delta(&a, &b, VM_POLICY);
+	*refused = vm_delta(&a, &b, VM_POLICY);
 	/* Each hint was refused: placed pages are on the LRU. */
 	EXPECT_TRUE(reached_pct(*refused, msg.nr, PROMOTED_PCT));
 	free(pfns);
@@ -932,7 +838,7 @@ TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
 		print_deltas(&a, &b);
 		EXPECT_EQ(r.slow, rg.nr);
 		/* Each hint found its page pinned. */
-		EXPECT_TRUE(reached_pct(delta(&a, &b, VM_PINNED), rg.nr,
+		EXPECT_TRUE(reached_pct(vm_delta(&a, &b, VM_PINNED), rg.nr,
 					PROMOTED_PCT));
 		/* Unpinned, the next hints promote it. */
 		ASSERT_EQ(syscall(__NR_io_uring_register, ring,

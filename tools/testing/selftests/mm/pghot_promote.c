@@ -175,70 +175,6 @@ static const struct topology *pghot_topology(struct __test_metadata *_metadata)
 	return tiered_topology(_metadata);
 }
 
-/* Counters from /proc/vmstat. */
-enum {
-	VM_PROMOTE_SUCCESS,
-	VM_RECORDED_ACCESSES,
-	VM_RECORDED_HINTFAULTS,
-	VM_READY,
-	VM_TARGET_FULL,
-	VM_DEMOTE_KSWAPD,
-	VM_OOM_KILL,
-	VM_PROMOTED,
-	VM_HINTFAULT_LEGACY,
-	VM_DEMOTE_DIRECT,
-	VM_DEMOTE_KHUGEPAGED,
-	VM_DEMOTE_PROACTIVE,
-	VM_PROMOTE_CANDIDATE,
-	VM_PROMOTE_FAILED,
-	VM_RATELIMITED,
-	NR_VM,
-};
-
-static const char * const vm_names[NR_VM] = {
-	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
-	[VM_RECORDED_ACCESSES] = "pghot_recorded_accesses",
-	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
-	[VM_READY] = "pghot_ready",
-	[VM_TARGET_FULL] = "pghot_promote_target_full",
-	[VM_DEMOTE_KSWAPD] = "pgdemote_kswapd",
-	[VM_OOM_KILL] = "oom_kill",
-	[VM_PROMOTED] = "pghot_promoted",
-	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
-	[VM_DEMOTE_DIRECT] = "pgdemote_direct",
-	[VM_DEMOTE_KHUGEPAGED] = "pgdemote_khugepaged",
-	[VM_DEMOTE_PROACTIVE] = "pgdemote_proactive",
-	[VM_PROMOTE_CANDIDATE] = "pgpromote_candidate",
-	[VM_PROMOTE_FAILED] = "pghot_promote_failed",
-	[VM_RATELIMITED] = "pghot_promote_ratelimited",
-};
-
-struct vmstats {
-	unsigned long long v[NR_VM];
-};
-
-/* Read every counter of vm_names[] by name; -1 if one is missing. */
-static int read_vmstats(struct vmstats *s)
-{
-	return read_vmstat_list(vm_names, s->v, NR_VM);
-}
-
-static unsigned long long vm_delta(const struct vmstats *before,
-				   const struct vmstats *after, int i)
-{
-	return after->v[i] - before->v[i];
-}
-
-static void print_deltas(const struct vmstats *before,
-			 const struct vmstats *after)
-{
-	int i;
-
-	for (i = 0; i < NR_VM; i++)
-		ksft_print_msg("%s delta %llu\n", vm_names[i],
-			       vm_delta(before, after, i));
-}
-
 enum {
 	KNOB_HOT_THRESHOLD = NR_COMMON_KNOBS,
 	KNOB_DEMOTION,
@@ -386,10 +322,10 @@ static void check_promote(struct __test_metadata *_metadata,
 
 	place_baseline(_metadata, knobs, sources, &rg, nid);
 
-	ASSERT_EQ(read_vmstats(&before), 0);
+	read_vmstats(_metadata, &before);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	elapsed = access_until_promoted(_metadata, &rg, &r, NULL);
-	ASSERT_EQ(read_vmstats(&after), 0);
+	read_vmstats(_metadata, &after);
 
 	ksft_print_msg("enabled_sources=%s: promoted %.2f%% from node %d in %.1f s\n",
 		       sources, pct(r.top, rg.nr), nid, elapsed);
@@ -478,7 +414,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 	ASSERT_TRUE(reached_pct(wr.slow, warm.nr, PLACED_PCT))
 		print_residency("warm placed", &warm, &wr);
 
-	ASSERT_EQ(read_vmstats(&before), 0);
+	read_vmstats(_metadata, &before);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 
 	/*
@@ -519,7 +455,7 @@ static void filter_from(struct __test_metadata *_metadata, struct knob *knobs,
 
 	ASSERT_EQ(query_residency(&hot, &hr), 0);
 	ASSERT_EQ(query_residency(&warm, &wr), 0);
-	ASSERT_EQ(read_vmstats(&after), 0);
+	read_vmstats(_metadata, &after);
 
 	ksft_print_msg("hot set: %.2f%% promoted; %d%% %s after %.1f s\n",
 		       pct(hr.top, hot.nr), PROMOTED_PCT,
@@ -643,10 +579,10 @@ static void thp_from(struct __test_metadata *_metadata, struct knob *knobs,
 		SKIP(goto out, "only %lld of %lu MiB PMD-mapped on node %d",
 		     huge_before >> 20, THP_BUF_SIZE >> 20, nid);
 
-	ASSERT_EQ(read_vmstats(&before), 0);
+	read_vmstats(_metadata, &before);
 	set_knob(_metadata, knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	elapsed = access_until_promoted(_metadata, &rg, &r, NULL);
-	ASSERT_EQ(read_vmstats(&after), 0);
+	read_vmstats(_metadata, &after);
 	huge_after = anon_huge_bytes(buf, THP_BUF_SIZE);
 
 	ksft_print_msg("promoted %.2f%% of %lu 4K pages in %.1f s\n",
@@ -1165,13 +1101,6 @@ static void touch_paced(const struct region *rg, int nr)
 	}
 }
 
-static unsigned long long demoted(const struct vmstats *a, const struct vmstats *b)
-{
-	return vm_delta(a, b, VM_DEMOTE_KSWAPD) + vm_delta(a, b, VM_DEMOTE_DIRECT) +
-	       vm_delta(a, b, VM_DEMOTE_KHUGEPAGED) +
-	       vm_delta(a, b, VM_DEMOTE_PROACTIVE);
-}
-
 static void top_tier_full_run(struct __test_metadata *_metadata,
 			      struct _test_data_promote *self,
 			      enum full_mode mode, bool pghot,
@@ -1231,7 +1160,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	if (free_b > (long long)node_promo_wmark(topo_cpu_node(t)))
 		res->room = (free_b - node_promo_wmark(topo_cpu_node(t))) / PAGE_STRIDE;
 
-	ASSERT_EQ(read_vmstats(&before), 0);
+	read_vmstats(_metadata, &before);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_TIERING);
 	start = now_s();
 	while (now_s() - start < FULL_RUN_S) {
@@ -1243,7 +1172,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 		passes++;
 	}
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, NUMAB_MODE_OFF);
-	ASSERT_EQ(read_vmstats(&after), 0);
+	read_vmstats(_metadata, &after);
 	ASSERT_GE(numa_node_size64(topo_cpu_node(t), &free_b), 0);
 	ksft_print_msg("%s: %lu passes in %d s; then %lld MiB free, %lu pcp pages%s\n",
 		       who, passes, FULL_RUN_S, free_b >> 20,
@@ -1266,7 +1195,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 	ksft_print_msg("%s: %lu of %lu hot pages up on the task's node %d\n",
 		       who, on_task_node, res->on_top, topo_cpu_node(t));
 	print_deltas(&before, &after);
-	res->demoted = demoted(&before, &after);
+	res->demoted = vm_demoted(&before, &after);
 	res->promoted = vm_delta(&before, &after, VM_PROMOTE_SUCCESS);
 
 	EXPECT_EQ(vm_delta(&before, &after, VM_OOM_KILL), 0ULL)
@@ -1286,7 +1215,7 @@ static void top_tier_full_run(struct __test_metadata *_metadata,
 		 */
 		EXPECT_LE(vm_delta(&before, &after, VM_PROMOTE_CANDIDATE),
 			  vm_delta(&before, &after, VM_PROMOTED) +
-			  vm_delta(&before, &after, VM_PROMOTE_FAILED) +
+			  vm_delta(&before, &after, VM_FAILED) +
 			  vm_delta(&before, &after, VM_RATELIMITED) +
 			  vm_delta(&before, &after, VM_HINTFAULT_LEGACY));
 	}

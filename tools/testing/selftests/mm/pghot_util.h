@@ -243,6 +243,124 @@ static inline int read_vmstat(const char *name, unsigned long long *val)
 }
 
 /*
+ * The /proc/vmstat counters the pghot tests compare before and after, by
+ * name: what moved pages and by which path, why a ready page did not
+ * move, what the fault path saw, and what reclaim moved down meanwhile.
+ */
+enum pghot_vm {
+	VM_PROMOTE_SUCCESS,
+	VM_PROMOTED,
+	VM_HINTFAULT_LEGACY,
+	VM_PAGES_MIGRATED,
+	VM_RECORDED_ACCESSES,
+	VM_RECORDED_HINTFAULTS,
+	VM_RECORDED_HWHINTS,
+	VM_READY,
+	VM_DEFERRED,
+	VM_IGNORED_OFFLINE,
+	VM_IGNORED_TOPTIER,
+	VM_IGNORED_UNTRACKED,
+	VM_IGNORED_NONLRU,
+	VM_IGNORED_KSM,
+	VM_POLICY,
+	VM_POLICY_UNKNOWN,
+	VM_PINNED,
+	VM_STALE,
+	VM_NO_TARGET,
+	VM_RATELIMITED,
+	VM_TARGET_FULL,
+	VM_ISOLATE_FAILED,
+	VM_FAILED,
+	VM_PINGPONG,
+	VM_HINT_FAULTS,
+	VM_PROMOTE_CANDIDATE,
+	VM_DEMOTE_KSWAPD,
+	VM_DEMOTE_DIRECT,
+	VM_DEMOTE_KHUGEPAGED,
+	VM_DEMOTE_PROACTIVE,
+	VM_SCAN_KSWAPD,
+	VM_STEAL_KSWAPD,
+	VM_OOM_KILL,
+	NR_VM,
+};
+
+static const char * const vm_names[NR_VM] = {
+	[VM_PROMOTE_SUCCESS] = "pgpromote_success",
+	[VM_PROMOTED] = "pghot_promoted",
+	[VM_HINTFAULT_LEGACY] = "pghot_hintfault_legacy",
+	[VM_PAGES_MIGRATED] = "numa_pages_migrated",
+	[VM_RECORDED_ACCESSES] = "pghot_recorded_accesses",
+	[VM_RECORDED_HINTFAULTS] = "pghot_recorded_hintfaults",
+	[VM_RECORDED_HWHINTS] = "pghot_recorded_hwhints",
+	[VM_READY] = "pghot_ready",
+	[VM_DEFERRED] = "pghot_ready_deferred",
+	[VM_IGNORED_OFFLINE] = "pghot_ignored_offline",
+	[VM_IGNORED_TOPTIER] = "pghot_ignored_toptier",
+	[VM_IGNORED_UNTRACKED] = "pghot_ignored_untracked",
+	[VM_IGNORED_NONLRU] = "pghot_ignored_nonlru",
+	[VM_IGNORED_KSM] = "pghot_ignored_ksm",
+	[VM_POLICY] = "pghot_promote_policy",
+	[VM_POLICY_UNKNOWN] = "pghot_promote_policy_unknown",
+	[VM_PINNED] = "pghot_promote_pinned",
+	[VM_STALE] = "pghot_promote_stale",
+	[VM_NO_TARGET] = "pghot_promote_no_target",
+	[VM_RATELIMITED] = "pghot_promote_ratelimited",
+	[VM_TARGET_FULL] = "pghot_promote_target_full",
+	[VM_ISOLATE_FAILED] = "pghot_promote_isolate_failed",
+	[VM_FAILED] = "pghot_promote_failed",
+	[VM_PINGPONG] = "pghot_promote_pingpong",
+	[VM_HINT_FAULTS] = "numa_hint_faults",
+	[VM_PROMOTE_CANDIDATE] = "pgpromote_candidate",
+	[VM_DEMOTE_KSWAPD] = "pgdemote_kswapd",
+	[VM_DEMOTE_DIRECT] = "pgdemote_direct",
+	[VM_DEMOTE_KHUGEPAGED] = "pgdemote_khugepaged",
+	[VM_DEMOTE_PROACTIVE] = "pgdemote_proactive",
+	[VM_SCAN_KSWAPD] = "pgscan_kswapd",
+	[VM_STEAL_KSWAPD] = "pgsteal_kswapd",
+	[VM_OOM_KILL] = "oom_kill",
+};
+
+struct vmstats {
+	unsigned long long v[NR_VM];
+};
+
+/* Read every counter of vm_names[] into @s; fails the test if one is missing. */
+static inline void read_vmstats(struct __test_metadata *_metadata,
+				struct vmstats *s)
+{
+	ASSERT_EQ(read_vmstat_list(vm_names, s->v, NR_VM), 0);
+}
+
+/* How much counter @i of vm_names[] grew from @a to @b. */
+static inline unsigned long long vm_delta(const struct vmstats *a,
+					  const struct vmstats *b, int i)
+{
+	return b->v[i] - a->v[i];
+}
+
+/* Pages reclaim demoted from @a to @b, by any path (every pgdemote_*). */
+static inline unsigned long long vm_demoted(const struct vmstats *a,
+					    const struct vmstats *b)
+{
+	return vm_delta(a, b, VM_DEMOTE_KSWAPD) +
+	       vm_delta(a, b, VM_DEMOTE_DIRECT) +
+	       vm_delta(a, b, VM_DEMOTE_KHUGEPAGED) +
+	       vm_delta(a, b, VM_DEMOTE_PROACTIVE);
+}
+
+/* Print the counters that grew from @a to @b. */
+static inline void print_deltas(const struct vmstats *a,
+				const struct vmstats *b)
+{
+	int i;
+
+	for (i = 0; i < NR_VM; i++)
+		if (vm_delta(a, b, i))
+			ksft_print_msg("  %s +%llu\n", vm_names[i],
+				       vm_delta(a, b, i));
+}
+
+/*
  * The path counters (pghot_promoted, pgpromote_success and
  * pghot_hintfault_legacy, into @v in that order) once promotion has come
  * to rest: kmigrated may still finish a batch after the caller stopped
