@@ -31,6 +31,7 @@
 #include "rule.h"
 #include "target.h"
 
+/* Where every promotion goes, if a valid target; else each page's own. */
 int pghot_target_nid __read_mostly = PGHOT_TARGET_AUTO;
 
 /* How often the adaptive window of a target may move. */
@@ -58,9 +59,9 @@ struct pghot_recent {
 };
 
 /*
- * Per target node: the promotion window kmigrated adapts so that the
- * candidates for that target track the rate limit (0: promote_window_ms),
- * and the pages it promoted there lately.
+ * Per target node: the promotion window, adapted so that the candidates
+ * for that target track the rate limit (0: promote_window_ms), until when
+ * a hot fault asked for reclaim, and the pages promoted there lately.
  */
 struct pghot_target {
 	unsigned int window_ms;
