@@ -161,26 +161,8 @@ FIXTURE_TEARDOWN_PARENT(parity)
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-/* NUMA balancing off, fast scans once on, pghot at its defaults. */
-static void baseline(struct __test_metadata *_metadata, struct knob *knobs,
-		     const char *sources)
-{
-	set_knob(_metadata, knobs, KNOB_NUMAB, "0");
-	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
-	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, "100");
-	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, "200");
-	set_knob(_metadata, knobs, KNOB_SCAN_SIZE, "1024");
-	set_knob(_metadata, knobs, KNOB_TARGET_NID, "-1");
-	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "2");
-	set_knob(_metadata, knobs, KNOB_WINDOW, "4000");
-	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, "65536");
-	/* A page's own samples decide: pghot_hwhint tests regions. */
-	set_knob(_metadata, knobs, KNOB_REGION, "0");
-	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
-}
-
 /*
- * baseline() for hardware hints at threshold 1, with the pghot_promote_skip
+ * knobs_baseline() for hardware hints at threshold 1, with the pghot_promote_skip
  * tracepoint on where the kernel has it: true if refusals are traced.
  */
 static bool hwhint_traced_baseline(struct __test_metadata *_metadata,
@@ -188,7 +170,7 @@ static bool hwhint_traced_baseline(struct __test_metadata *_metadata,
 {
 	bool traced = knobs[KNOB_TRACE_SKIP].present;
 
-	baseline(_metadata, knobs, "0x2");
+	knobs_baseline(_metadata, knobs, "0x2");
 	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "1");
 	if (traced)
 		set_knob(_metadata, knobs, KNOB_TRACE_SKIP, "1");
@@ -368,7 +350,7 @@ static void cpuset_run(struct __test_metadata *_metadata,
 	char go = 0;
 	pid_t pid;
 
-	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
+	knobs_baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(to_parent), 0);
 	ASSERT_EQ(pipe(to_child), 0);
 	pid = fork();
@@ -727,7 +709,7 @@ TEST_F_TIMEOUT(parity, shmem_policy, PARITY_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	ASSERT_EQ(numa_run_on_node(top), 0);
 	for (j = 0; j < t->nr_lower; j++) {
@@ -840,7 +822,7 @@ static double shared_file_run(struct __test_metadata *_metadata,
 	ASSERT_EQ(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 	close(ready[1]);
-	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
+	knobs_baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	read_vmstats(_metadata, &a);
 	set_knob(_metadata, self->knobs, KNOB_NUMAB, "2");
 	t95 = access_for(_metadata, &rg, true, expect_kept ? -1 : cpu, KEPT_S,
@@ -975,7 +957,7 @@ TEST_F_TIMEOUT(parity, unmapped_file, PARITY_TIMEOUT_S)
 	dir = file_dir(buf, sizeof(buf), &why);
 	if (!dir)
 		SKIP(return, "%s", why);
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	ASSERT_EQ(numa_run_on_node(top), 0);
 	for (j = 0; j < t->nr_lower; j++)
@@ -1049,7 +1031,7 @@ static double two_tasks_run(struct __test_metadata *_metadata,
 	double t95 = 0;
 	pid_t pid[2];
 
-	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
+	knobs_baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(go), 0);
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(pipe(p[k]), 0);
@@ -1166,7 +1148,7 @@ static double no_later_run(struct __test_metadata *_metadata,
 	int p[2], go[2], status;
 	pid_t pid;
 
-	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
+	knobs_baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	ASSERT_EQ(pipe(p), 0);
 	ASSERT_EQ(pipe(go), 0);
 	pid = spawn_toucher(_metadata, cpu, BUF_SIZE, lower, p, go);
@@ -1233,7 +1215,7 @@ static double phase_run(struct __test_metadata *_metadata,
 	unsigned long a_up;
 	pid_t hog;
 
-	baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
+	knobs_baseline(_metadata, self->knobs, pghot ? "0x1" : "0x0");
 	/*
 	 * Room for one set and a half above the watermark kswapd reclaims
 	 * to in tiering mode, far below the fast path's 1 GiB. The hog's
@@ -1435,7 +1417,7 @@ TEST_F_TIMEOUT(parity, demoted_hold, PARITY_TIMEOUT_S)
 	reason = cgroup_ready("memory", &mounted);
 	if (reason)
 		SKIP(return, "%s", reason);
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	snprintf(window, sizeof(window), "%d", HOLD_WINDOW_MS);
 	set_knob(_metadata, self->knobs, KNOB_WINDOW, window);
@@ -1466,7 +1448,7 @@ TEST_F_TIMEOUT(parity, full_no_reclaim, PARITY_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	set_knob(_metadata, self->knobs, KNOB_DEMOTION, "1");
 	ASSERT_EQ(numa_run_on_node(top), 0);
@@ -1525,7 +1507,7 @@ TEST_F_TIMEOUT(parity, ksm, PARITY_TIMEOUT_S)
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
 	if (!self->knobs[KNOB_KSM_RUN].present)
 		SKIP(return, KSM_DIR " missing (CONFIG_KSM=n)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	set_knob(_metadata, self->knobs, KNOB_KSM_SCAN, "10000");
 	set_knob(_metadata, self->knobs, KNOB_KSM_SLEEP, "1");
@@ -1571,7 +1553,7 @@ TEST_F_TIMEOUT(parity, mode1_counts, PARITY_TIMEOUT_S)
 	struct region rg;
 	struct residency r;
 
-	baseline(_metadata, self->knobs, "0x1");
+	knobs_baseline(_metadata, self->knobs, "0x1");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	for (j = 0; j < t->nr_lower; j++) {
 		place(_metadata, &rg, BUF_SIZE, t->lower[j]);

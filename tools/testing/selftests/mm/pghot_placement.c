@@ -114,29 +114,6 @@ FIXTURE_TEARDOWN_PARENT(placement)
 	restore_knobs(_metadata, self->knobs, NR_KNOBS);
 }
 
-/* NUMA balancing off, fast scans once on, pghot at its defaults. */
-static void baseline(struct __test_metadata *_metadata, struct knob *knobs,
-		     const char *sources)
-{
-	set_knob(_metadata, knobs, KNOB_NUMAB, "0");
-	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
-	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, "100");
-	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, "200");
-	set_knob(_metadata, knobs, KNOB_SCAN_SIZE, "1024");
-	set_knob(_metadata, knobs, KNOB_TARGET_NID, "-1");
-	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "2");
-	set_knob(_metadata, knobs, KNOB_WINDOW, "4000");
-	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, "65536");
-	/*
-	 * Regions off: a page's own samples decide, whatever samples of
-	 * earlier tests left in its 2 MiB of memory (a region found below
-	 * the bar would ask a second sample of a page at threshold 1).
-	 * pghot_hwhint tests regions.
-	 */
-	set_knob(_metadata, knobs, KNOB_REGION, "0");
-	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
-}
-
 /* A buffer of BUF_SIZE on node @lower, placed and checked. */
 static void place(struct __test_metadata *_metadata, struct region *rg,
 		  int lower)
@@ -268,7 +245,7 @@ TEST_F_TIMEOUT(placement, default_target, PLACEMENT_TIMEOUT_S)
 	const struct topology *t = self->topo;
 	int i, j;
 
-	baseline(_metadata, self->knobs, "0x1");
+	knobs_baseline(_metadata, self->knobs, "0x1");
 	for (i = 0; i < t->nr_top_cpu; i++)
 		for (j = 0; j < t->nr_lower; j++)
 			hint_fault_run(_metadata, self, t->top_cpu[i], t->lower[j],
@@ -280,7 +257,7 @@ TEST_F_TIMEOUT(placement, legacy_target, PLACEMENT_TIMEOUT_S)
 	const struct topology *t = self->topo;
 	int i, j;
 
-	baseline(_metadata, self->knobs, "0x0");
+	knobs_baseline(_metadata, self->knobs, "0x0");
 	for (i = 0; i < t->nr_top_cpu; i++)
 		for (j = 0; j < t->nr_lower; j++)
 			hint_fault_run(_metadata, self, t->top_cpu[i], t->lower[j],
@@ -306,7 +283,7 @@ TEST_F_TIMEOUT(placement, target_nid, PLACEMENT_TIMEOUT_S)
 
 	if (other < 0)
 		SKIP(return, "one top-tier node: no other target to name");
-	baseline(_metadata, self->knobs, "0x1");
+	knobs_baseline(_metadata, self->knobs, "0x1");
 	snprintf(val, sizeof(val), "%d", other);
 	set_knob(_metadata, self->knobs, KNOB_TARGET_NID, val);
 	for (j = 0; j < t->nr_lower; j++)
@@ -356,7 +333,7 @@ TEST_F_TIMEOUT(placement, hwhint_accessor, PLACEMENT_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	for (j = 0; j < t->nr_lower; j++) {
@@ -403,7 +380,7 @@ TEST_F_TIMEOUT(placement, deferred_accessor, PLACEMENT_TIMEOUT_S)
 	record_mode(mode);
 	precise = !strcmp(mode, "precise");
 	ASSERT_TRUE(precise || !strcmp(mode, "default")) TH_LOG("mode '%s'", mode);
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	/* Both reports of a page within one window. */
 	set_knob(_metadata, self->knobs, KNOB_WINDOW, "60000");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
@@ -484,7 +461,7 @@ static void policy_keeps(struct __test_metadata *_metadata,
 	struct region rg;
 	double start;
 
-	baseline(_metadata, self->knobs, sources);
+	knobs_baseline(_metadata, self->knobs, sources);
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	place(_metadata, &rg, lower);
 	ASSERT_EQ(mbind(rg.buf, rg.size, mode | MPOL_F_NUMA_BALANCING,
@@ -650,7 +627,7 @@ TEST_F_TIMEOUT(placement, task_membind, PLACEMENT_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	for (j = 0; j < t->nr_lower; j++) {
 		stayed = confined_run(_metadata, cpu, t->lower[j],
@@ -757,7 +734,7 @@ TEST_F_TIMEOUT(placement, cpuset, PLACEMENT_TIMEOUT_S)
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", cpu);
 	ASSERT_EQ(read_str(path, cpus, sizeof(cpus)), 0);
 	ASSERT_EQ(write_str(CGROUP_TEST "/cpuset.cpus", cpus), 0);
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	for (j = 0; j < t->nr_lower; j++) {
 		if (cpuset_mems(t, t->lower[j], mems, sizeof(mems))) {
@@ -811,7 +788,7 @@ TEST_F_TIMEOUT(placement, pinned, PLACEMENT_TIMEOUT_S)
 
 	if (access(PGHOT_INJECT, W_OK))
 		SKIP(return, "no " PGHOT_INJECT " (CONFIG_PGHOT_HWHINT_INJECT)");
-	baseline(_metadata, self->knobs, "0x2");
+	knobs_baseline(_metadata, self->knobs, "0x2");
 	set_knob(_metadata, self->knobs, KNOB_FREQ_THRESHOLD, "1");
 	ASSERT_EQ(numa_run_on_node(cpu), 0);
 	for (j = 0; j < t->nr_lower; j++) {

@@ -982,4 +982,28 @@ static inline void set_knob(struct __test_metadata *_metadata,
 		       strerror(errno));
 }
 
+/*
+ * The state a parity or placement case starts from: NUMA balancing off
+ * (the case turns it on), scans fast once it is on, pghot at its
+ * defaults with @sources enabled, and regions off: a page's own samples
+ * decide, whatever samples of earlier tests left in its 2 MiB of memory
+ * (a region found below the bar would ask a second sample of a page at
+ * threshold 1). pghot_hwhint tests regions.
+ */
+static inline void knobs_baseline(struct __test_metadata *_metadata,
+				  struct knob *knobs, const char *sources)
+{
+	set_knob(_metadata, knobs, KNOB_NUMAB, "0");
+	set_knob(_metadata, knobs, KNOB_SCAN_DELAY, "0");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MIN, "100");
+	set_knob(_metadata, knobs, KNOB_SCAN_PERIOD_MAX, "200");
+	set_knob(_metadata, knobs, KNOB_SCAN_SIZE, "1024");
+	set_knob(_metadata, knobs, KNOB_TARGET_NID, "-1");
+	set_knob(_metadata, knobs, KNOB_FREQ_THRESHOLD, "2");
+	set_knob(_metadata, knobs, KNOB_WINDOW, "4000");
+	set_knob(_metadata, knobs, KNOB_RATE_LIMIT, "65536");
+	set_knob(_metadata, knobs, KNOB_REGION, "0");
+	set_knob(_metadata, knobs, KNOB_SOURCES, sources);
+}
+
 #endif /* __PGHOT_UTIL_H */
