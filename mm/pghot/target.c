@@ -104,6 +104,13 @@ unsigned int pghot_effective_window_ms(int target)
 	return th ? : READ_ONCE(pghot_promote_window_ms);
 }
 
+/* The promotion rate limit, shared with NUMA balancing, in pages a second. */
+static unsigned long pghot_rate_limit_pages(void)
+{
+	return MB_TO_PAGES((unsigned long)
+			   READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
+}
+
 /*
  * Adapt the window of @target (@t), once a period: narrower while it sees
  * more candidates than the rate limit allows, wider while it sees fewer.
@@ -124,11 +131,10 @@ static bool pghot_target_adapt(int target, struct pghot_target *t, int room)
 			WRITE_ONCE(t->window_ms, 0);
 		return true;
 	}
-	numa_promotion_adjust_threshold(pgdat, MB_TO_PAGES((unsigned long)
-			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)),
-			READ_ONCE(pghot_promote_window_ms),
-			PGHOT_THRESHOLD_PERIOD_MS, &t->window_ms, &t->start,
-			&t->nr_cand);
+	numa_promotion_adjust_threshold(pgdat, pghot_rate_limit_pages(),
+					READ_ONCE(pghot_promote_window_ms),
+					PGHOT_THRESHOLD_PERIOD_MS,
+					&t->window_ms, &t->start, &t->nr_cand);
 	return false;
 }
 
@@ -173,8 +179,7 @@ bool pghot_target_rate_exhausted(int target, long nr, bool *free)
 	*free = pghot_target_adapt(target, &pghot_targets[target], -1);
 	if (*free)
 		return false;
-	rate_limit = MB_TO_PAGES((unsigned long)
-				 READ_ONCE(sysctl_numa_balancing_promote_rate_limit));
+	rate_limit = pghot_rate_limit_pages();
 	if (!numa_promotion_rate_exhausted(pgdat, rate_limit))
 		return false;
 	numa_promotion_rate_limit(pgdat, rate_limit, nr);
@@ -199,8 +204,7 @@ bool pghot_target_charge(int target, long nr, bool free)
 		mod_node_page_state(pgdat, PGPROMOTE_CANDIDATE_NRL, nr);
 		return false;
 	}
-	return numa_promotion_rate_limit(pgdat, MB_TO_PAGES((unsigned long)
-			READ_ONCE(sysctl_numa_balancing_promote_rate_limit)), nr);
+	return numa_promotion_rate_limit(pgdat, pghot_rate_limit_pages(), nr);
 }
 
 /* The two bits of a page's identity in a generation. */
