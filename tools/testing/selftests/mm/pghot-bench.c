@@ -1637,22 +1637,14 @@ static void json_layout(FILE *f, const struct layout *l)
 		l->cold_top_mixed, l->cold_top_pure);
 }
 
-/* One write(2) of @len bytes to the injection file, opened afresh. */
+/* All @len bytes of @text to the injection file in one write(2); 0 or -1. */
 static int write_inject(const char *text, size_t len)
 {
-	ssize_t ret;
-	int fd, err;
+	ssize_t ret = write_raw(INJECT_PATH, text, len);
 
-	fd = open(INJECT_PATH, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, text, len);
-	err = errno;
-	close(fd);
-	errno = err;
 	if (ret >= 0 && (size_t)ret != len)
 		errno = EIO;
-	return (size_t)ret == len ? 0 : -1;
+	return ret >= 0 && (size_t)ret == len ? 0 : -1;
 }
 
 /*

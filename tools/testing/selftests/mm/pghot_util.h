@@ -49,26 +49,6 @@
 #define NUMAB_SYSCTL		"/proc/sys/kernel/numa_balancing"
 #define NUMAB_DEBUGFS		"/sys/kernel/debug/sched/numa_balancing/"
 
-/*
- * One write(2) of exactly @len bytes of @val to @path, opened afresh (the
- * pghot files only take writes at offset 0). Returns what write() returned,
- * or -1 if the open failed; errno is that of the failing call.
- */
-static inline ssize_t write_raw(const char *path, const char *val, size_t len)
-{
-	ssize_t ret;
-	int fd, err;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, val, len);
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret;
-}
-
 /* Write all of @val to @path in one write(2); 0 or -1. */
 static inline int write_str(const char *path, const char *val)
 {
